@@ -1,0 +1,139 @@
+# lake: top-level build. `make help` lists the targets.
+#
+# Modules are built with kbuild for every kernel under /lib/modules that has
+# headers (or for KVER=..., or against KDIR=...). Each kernel gets its own
+# copy of the sources under build/kmod/, since kbuild writes objects next to
+# them. User-space programs, tests and benchmarks build on the host.
+
+SHELL	:= /bin/bash
+BUILD	?= build
+ALL_KVERS := $(shell for k in $$(ls /lib/modules 2>/dev/null | sort -V); do \
+		[ -e /lib/modules/$$k/build/Makefile ] && echo $$k; done)
+ifdef KDIR
+KVERS	:= custom
+else
+KVERS	:= $(if $(KVER),$(KVER),$(ALL_KVERS))
+endif
+kdir	= $(if $(KDIR),$(KDIR),/lib/modules/$(1)/build)
+
+CC	?= cc
+CLANG	?= clang
+WARN	:= -Wall -Wextra -Werror
+HOST_CFLAGS := -std=gnu11 -g $(WARN) -Iinclude -I.
+SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
+
+# Sources kbuild needs, copied per kernel.
+KSRC	:= Kbuild include lakeshm tests/vm/modules
+
+UNIT_TESTS :=
+BENCHES :=
+FUZZERS :=
+GUEST_PROGS :=
+-include tests/unit/*.mk bench/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk
+
+.PHONY: all modules user help deps test test-unit test-vm test-fuzz bench demo clean FORCE
+all: modules user
+
+help:
+	@echo "make            modules for every installed kernel (or KVER=/KDIR=) and user programs"
+	@echo "make test       every test: unit (ASan/UBSan), fuzz, VM on each kernel, smp1+smp2"
+	@echo "make test-unit  host unit tests only (UNIT=name for one)"
+	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
+	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
+	@echo "make bench      benchmarks"
+	@echo "make demo       boot the guest and show lake at work"
+	@echo "make deps       install missing Debian packages"
+
+deps:
+	@scripts/deps
+
+# --- kernel modules ------------------------------------------------------
+
+KMOD_STAMPS := $(KVERS:%=$(BUILD)/kmod/%/.built)
+modules: $(KMOD_STAMPS)
+
+$(BUILD)/kmod/%/.built: FORCE
+	@mkdir -p $(@D)
+	@tar -c $(KSRC) | tar -x -C $(@D)
+	$(MAKE) -C $(call kdir,$*) M=$(abspath $(@D)) modules 2>&1 | \
+		grep -v 'Skipping BTF generation' ; exit $${PIPESTATUS[0]}
+	@touch $@
+
+# --- user-space programs -------------------------------------------------
+
+user: $(GUEST_PROGS:%=$(BUILD)/guest/%)
+
+# Guest programs are static: the initramfs has no libc.
+$(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/vmtest.h
+	@mkdir -p $(@D)
+	$(CC) -static -O2 $(HOST_CFLAGS) $< -o $@
+
+# --- tests ---------------------------------------------------------------
+
+unit_bin = $(BUILD)/unit/test_$(1)
+define unit_rule
+$(call unit_bin,$(1)): tests/unit/test_$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/lake/*.h)
+	@mkdir -p $$(@D)
+	$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) $$(UNIT_CFLAGS_$(1)) $$< $$(UNIT_SRCS_$(1)) -lcmocka $$(UNIT_LIBS_$(1)) -o $$@
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+define fuzz_rule
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(wildcard include/lake/*.h)
+	@mkdir -p $$(@D)
+	$$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -Iinclude -I. $$< $$(FUZZ_SRCS_$(1)) -o $$@
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+define bench_rule
+$(BUILD)/bench/bench_$(1): bench/bench_$(1).c $$(BENCH_SRCS_$(1)) $$(wildcard include/lake/*.h)
+	@mkdir -p $$(@D)
+	$$(CC) -std=gnu11 -O2 $(WARN) -Iinclude -I. $$< $$(BENCH_SRCS_$(1)) $$(BENCH_LIBS_$(1)) -o $$@
+endef
+$(foreach b,$(BENCHES),$(eval $(call bench_rule,$(b))))
+
+UNIT	?= $(UNIT_TESTS)
+unit-bins: $(foreach t,$(UNIT),$(call unit_bin,$(t))) $(HOST_KERNELS)
+fuzz-bins: $(FUZZERS:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/vm/vmlinux-%: /boot/vmlinuz-%
+	@mkdir -p $(@D)
+	scripts/extract-vmlinux $< $@
+
+$(BUILD)/vm/initramfs-%.cpio: $(BUILD)/kmod/%/.built user tests/vm/init tests/vm/vmlib.sh \
+		tests/vm/demo.sh $(wildcard tests/vm/cases/*.sh) FORCE
+	tests/vm/mkinitramfs $@ $(BUILD)/kmod/$* $(BUILD)/guest
+
+vm-images: $(foreach k,$(KVERS),$(BUILD)/vm/vmlinux-$(k) $(BUILD)/vm/initramfs-$(k).cpio)
+
+RUN_ENV = UNIT="$(UNIT)" FUZZ="$(FUZZERS)" KVERS="$(KVERS)" SMP="$(SMP)" CASE="$(CASE)" BUILD=$(BUILD)
+
+test-unit: deps
+	@$(MAKE) --no-print-directory unit-bins
+	@$(RUN_ENV) tests/run unit
+
+test-fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-bins
+	@$(RUN_ENV) tests/run fuzz
+
+test-vm: deps
+	@$(MAKE) --no-print-directory vm-images
+	@$(RUN_ENV) tests/run vm
+
+test: deps
+	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images
+	@$(RUN_ENV) tests/run all
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCHES:%=$(BUILD)/bench/bench_%)
+	@for b in $(BENCHES); do $(BUILD)/bench/bench_$$b || exit 1; done
+
+demo: deps
+	@$(MAKE) --no-print-directory vm-images KVERS=$(lastword $(KVERS))
+	@VM_DEMO=1 tests/vm/run $(lastword $(KVERS)) 1 >/dev/null; \
+		rc=$$?; grep -E '^(demo|LAKE_VM)' $(BUILD)/vm/$(lastword $(KVERS))-smp1-demo.log.txt; exit $$rc
+
+clean:
+	rm -rf $(BUILD)

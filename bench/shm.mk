@@ -1,0 +1,2 @@
+BENCHES += alloc
+BENCH_SRCS_alloc := lakeshm/alloc.c lakeshm/avl.c

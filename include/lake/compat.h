@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel-version difference the modules care about, in one place.
+ * Supported: Debian 12's 6.1 LTS and 6.12 LTS kernels, and newer.
+ */
+#ifndef LAKE_COMPAT_H
+#define LAKE_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+
+/* vm_flags became read-only behind accessors in 6.3. */
+static inline void lake_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+#endif /* LAKE_COMPAT_H */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few definitions that let one C file build both as kernel code and as
+ * host (user-space) code: the allocator, the wire codec, the policy and
+ * registry cores. Files that include this header use nothing else from the
+ * kernel or libc directly, so the exact object that runs in the module is
+ * what the host tests, fuzzers and benchmarks exercise.
+ */
+#ifndef LAKE_PORT_H
+#define LAKE_PORT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/printk.h>
+
+#define lake_port_malloc(sz)	kmalloc(sz, GFP_KERNEL)
+#define lake_port_free(p)	kfree(p)
+/* Zeroed, possibly vmalloc'ed: for rings too large for kmalloc. */
+#define lake_port_kvzalloc(sz)	kvzalloc(sz, GFP_KERNEL)
+#define lake_port_kvfree(p)	kvfree(p)
+#define lake_port_warn(fmt, ...) pr_warn_ratelimited("lake: " fmt "\n", ##__VA_ARGS__)
+
+#else /* host build */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define lake_port_malloc(sz)	malloc(sz)
+#define lake_port_free(p)	free(p)
+#define lake_port_kvzalloc(sz)	calloc(1, sz)
+#define lake_port_kvfree(p)	free(p)
+/* Host builds are tests and tools: warnings stay quiet unless LAKE_VERBOSE is set. */
+#define lake_port_warn(fmt, ...) do {					\
+	if (getenv("LAKE_VERBOSE"))					\
+		fprintf(stderr, "lake: " fmt "\n", ##__VA_ARGS__);	\
+} while (0)
+
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+#endif /* __KERNEL__ */
+
+#define LAKE_IS_POW2(x)		((x) != 0 && ((x) & ((x) - 1)) == 0)
+#define LAKE_ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((u64)(a) - 1))
+
+#endif /* LAKE_PORT_H */

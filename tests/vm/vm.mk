@@ -1,0 +1,1 @@
+GUEST_PROGS += shm_test shm_peek
