@@ -50,7 +50,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double pair_cost(unsigned int live)
 {
-	u64 region = (u64)live * 128 * 1024 + (64ULL << 20);
+	u64 region = (u64)live * 64 * 1024 + (16ULL << 20);
 	u64 *offs = malloc(live * sizeof(*offs));
 	double t[ROUNDS];
 	struct lake_alloc a;

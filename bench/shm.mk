@@ -1,2 +1,2 @@
 BENCHES += alloc
-BENCH_SRCS_alloc := lakeshm/alloc.c lakeshm/avl.c
+BENCH_SRCS_alloc := lakeshm/alloc.c lakeshm/avl.c lakeshm/index.c

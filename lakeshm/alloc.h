@@ -6,10 +6,15 @@
  * there can corrupt the allocator.
  *
  * Every block, free or used, is a node in an address-ordered list that tiles
- * the range. Free blocks sit in a tree keyed by (size, offset), so the
- * smallest block that fits is found in O(log n); used blocks sit in a tree
- * keyed by offset, so free() and lookups are O(log n) too. Neighbours in the
- * list coalesce on free, so no two free blocks are ever adjacent.
+ * the range; neighbours in the list coalesce on free, so no two free blocks
+ * are ever adjacent. Free blocks up to LAKE_ALLOC_SMALL_MAX sit in exact-size
+ * classes (one list per multiple of 64 bytes) with a two-level bitmap over
+ * the non-empty classes: the smallest block that fits is found with a few
+ * word operations. Larger free blocks, which are few, sit in an AVL tree by
+ * (size, offset). Used blocks are indexed by offset (index.h), which answers
+ * free() and "which allocation holds this byte" in a few cache lines.
+ * Alloc and free are O(1) for class-sized blocks and O(log n) otherwise.
+ * Among equal-sized candidates the most recently freed wins (cache-warm).
  *
  * Not thread safe: the caller serialises (lakeshm holds a mutex).
  */
@@ -18,8 +23,11 @@
 
 #include <lake/port.h>
 #include "avl.h"
+#include "index.h"
 
 #define LAKE_ALLOC_MIN_ALIGN	64ULL
+#define LAKE_ALLOC_CLASSES	4096	/* exact sizes 64 B .. 256 KiB */
+#define LAKE_ALLOC_SMALL_MAX	(LAKE_ALLOC_CLASSES * LAKE_ALLOC_MIN_ALIGN)
 
 struct lake_alloc_stats {
 	u64 size;		/* bytes managed */
@@ -35,14 +43,18 @@ struct lake_alloc_stats {
 };
 
 struct lake_alloc_blk;
+struct lake_alloc_chunk;
 
 struct lake_alloc {
 	u64 size;
 	struct lake_alloc_blk *head;	/* block at offset 0 */
-	struct lake_avl_root free_tree;	/* free blocks by (size, off) */
-	struct lake_avl_root used_tree;	/* used blocks by off */
-	struct lake_alloc_blk *spare;	/* recycled nodes, so steady state never mallocs */
-	unsigned int nspare;
+	struct lake_alloc_blk **classes;	/* LAKE_ALLOC_CLASSES list heads */
+	u64 class_bits[LAKE_ALLOC_CLASSES / 64];	/* non-empty classes */
+	u64 class_summary;		/* non-zero words of class_bits */
+	struct lake_avl_root big_tree;	/* free blocks > SMALL_MAX by (size, off) */
+	struct lake_index used;		/* used blocks by off / 64 */
+	struct lake_alloc_chunk *chunks;	/* where block nodes live */
+	struct lake_alloc_blk *spare;	/* unused block nodes */
 	struct lake_alloc_stats st;
 };
 
@@ -62,7 +74,7 @@ int lake_alloc_find(const struct lake_alloc *a, u64 off, u64 len,
 
 void lake_alloc_get_stats(const struct lake_alloc *a, struct lake_alloc_stats *st);
 
-/* Full O(n) consistency check of every invariant; 0 or -EFAULT. For tests. */
+/* Full O(n + classes) check of every invariant; 0 or -EFAULT. For tests. */
 int lake_alloc_check(const struct lake_alloc *a);
 
 #endif /* LAKE_SHM_ALLOC_H */

@@ -1,2 +1,2 @@
 UNIT_TESTS += shm_alloc
-UNIT_SRCS_shm_alloc := lakeshm/alloc.c lakeshm/avl.c
+UNIT_SRCS_shm_alloc := lakeshm/alloc.c lakeshm/avl.c lakeshm/index.c

@@ -110,8 +110,8 @@ static void test_best_fit_choice(void **state)
 	(void)guard;
 }
 
-/* Equal-sized holes: the lowest address wins, so choices are reproducible. */
-static void test_best_fit_tie_takes_lowest_offset(void **state)
+/* Equal-sized holes: the most recently freed wins (its memory is warm). */
+static void test_best_fit_tie_takes_latest_freed(void **state)
 {
 	u64 h1, h2, off;
 
@@ -369,7 +369,7 @@ int main(void)
 		T(test_fresh_region_is_one_free_block),
 		T(test_sizes_round_to_64),
 		T(test_best_fit_choice),
-		T(test_best_fit_tie_takes_lowest_offset),
+		T(test_best_fit_tie_takes_latest_freed),
 		T(test_coalesce_both_sides),
 		T(test_free_everything_leaves_one_block),
 		T(test_alignment),
