@@ -25,7 +25,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
 
 # Sources kbuild needs, copied per kernel.
-KSRC	:= Kbuild include lakeshm tests/vm/modules
+KSRC	:= Kbuild include lakeshm lakelib tests/vm/modules
 
 UNIT_TESTS :=
 BENCHES :=

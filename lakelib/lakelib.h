@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lakelib's internals, shared by its files. Other modules see only
+ * include/lake/cuda.h (the exported API) and the policy/registry headers.
+ *
+ * A call's life: api.c fills a struct lake_wire_req, rpc.c encodes it into
+ * the send queue (async calls stop there; a delayed flush or the next sync
+ * call sends them), sends one LAKE_CMD_CALL message over the "lake" genl
+ * family (netlink.c), and a sync caller sleeps on its struct lake_call until
+ * netlink.c hands it the matching reply, the daemon goes away, the timeout
+ * expires or the caller is killed.
+ */
+#ifndef LAKELIB_H
+#define LAKELIB_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <lake/cuda.h>
+#include <lake/genl.h>
+#include <lake/wire.h>
+
+/* CUresults lakelib itself produces (documented in README). */
+#define LAKE_ERR_NO_DAEMON	CUDA_ERROR_NO_DEVICE		/* no laked registered */
+#define LAKE_ERR_DAEMON_LOST	CUDA_ERROR_DEVICE_UNAVAILABLE	/* laked died mid-call */
+#define LAKE_ERR_TIMEOUT	CUDA_ERROR_TIMEOUT		/* no reply in time */
+#define LAKE_ERR_KILLED		CUDA_ERROR_OPERATING_SYSTEM	/* caller got a fatal signal */
+
+/* One synchronous call in flight; lives on the caller's stack. */
+struct lake_call {
+	struct hlist_node node;		/* in the in-flight table while waiting */
+	u64 id;
+	struct completion done;
+	const struct lake_wire_req *req;
+	u32 result;			/* CUresult */
+	union lake_wire_rep_res res;
+	void *tail;			/* reply tail goes here (inline DtoH, names) */
+	u32 tail_cap;
+	u32 tail_len;
+};
+
+/* rpc.c */
+int lake_rpc_init(void);
+void lake_rpc_exit(void);
+CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call);
+CUresult lake_rpc_async(struct lake_wire_req *req);
+void lake_rpc_deliver(const struct lake_wire_rep *rep);
+void lake_rpc_fail_all(u32 result);
+CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx);
+void lake_rpc_flush(void);
+
+/* netlink.c */
+int lake_nl_init(void);
+void lake_nl_exit(void);
+/* The registered daemon's portid, 0 when there is none. */
+u32 lake_nl_daemon(void);
+int lake_nl_send_call(const void *blob, u32 len);
+bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns);
+
+/* ctx.c: CUDA's "current context" per calling thread */
+/* Forget every thread's context: the daemon that issued them is gone. */
+void lake_ctx_reset(void);
+u64 lake_ctx_current(void);
+int lake_ctx_set_current(u64 ctx);
+void lake_ctx_forget(u64 ctx);
+
+/* funcs.c: parameter layouts of looked-up functions */
+int lake_funcs_add(u64 module, const struct lake_wire_get_function_res *res);
+bool lake_funcs_layout(u64 func, struct lake_wire_get_function_res *out);
+void lake_funcs_forget_module(u64 module);
+void lake_funcs_reset(void);
+
+/* stats.c */
+struct lake_stats {
+	atomic64_t calls[LAKE_API_COUNT];
+	atomic64_t errors;
+	atomic64_t timeouts;
+	atomic64_t killed;
+	atomic64_t no_daemon;
+	atomic64_t in_flight;
+	atomic64_t bytes_inline;
+	atomic64_t bytes_shm;
+	atomic64_t messages;
+	atomic64_t async_queued;
+	atomic64_t async_errors;
+	atomic64_t forged_replies;
+	atomic64_t stray_replies;
+	atomic64_t bad_records;
+};
+extern struct lake_stats lake_stats;
+int lake_stats_init(void);
+void lake_stats_exit(void);
+
+extern unsigned int lake_timeout_ms;
+
+#endif /* LAKELIB_H */

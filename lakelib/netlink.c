@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "lake" Generic Netlink family (include/lake/genl.h).
+ *
+ * laked registers once; its portid is pinned until its socket closes (the
+ * NETLINK_URELEASE notifier) or it unregisters, and a second daemon gets
+ * -EBUSY. Daemon commands need CAP_NET_ADMIN (GENL_ADMIN_PERM) and must come
+ * from the pinned portid: anything else is dropped and counted. When the
+ * daemon goes, every call in flight fails at once.
+ *
+ * .parallel_ops: handlers take no genl_mutex, so one daemon's replies never
+ * queue behind another sender's message, and a caller that waits inside a
+ * genl handler of its own cannot deadlock the reply path.
+ */
+#define pr_fmt(fmt) "lakelib: " fmt
+
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/spinlock.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include "lakelib.h"
+
+static struct genl_family lake_family;
+
+static DEFINE_SPINLOCK(daemon_lock);
+static u32 daemon_portid;
+static char daemon_device[LAKE_GENL_DEVICE_MAX];
+static struct lake_genl_load daemon_load;
+static u64 daemon_load_ns;	/* when daemon_load arrived; 0: never */
+
+u32 lake_nl_daemon(void)
+{
+	return READ_ONCE(daemon_portid);
+}
+
+bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns)
+{
+	bool have;
+
+	spin_lock(&daemon_lock);
+	have = daemon_portid && daemon_load_ns;
+	if (have) {
+		*out = daemon_load;
+		*age_ns = ktime_get_ns() - daemon_load_ns;
+	}
+	spin_unlock(&daemon_lock);
+	return have;
+}
+
+/* Is the sender the registered daemon? Logs and counts when not. */
+static bool from_daemon(struct genl_info *info, const char *what)
+{
+	if (info->snd_portid && info->snd_portid == READ_ONCE(daemon_portid))
+		return true;
+	atomic64_inc(&lake_stats.forged_replies);
+	pr_warn_ratelimited("%s from portid %u ignored: not the registered daemon\n",
+			    what, info->snd_portid);
+	return false;
+}
+
+static void daemon_gone(u32 portid, const char *why)
+{
+	bool was;
+
+	spin_lock(&daemon_lock);
+	was = daemon_portid == portid && portid;
+	if (was) {
+		WRITE_ONCE(daemon_portid, 0);
+		daemon_load_ns = 0;
+	}
+	spin_unlock(&daemon_lock);
+	if (!was)
+		return;
+	pr_info("laked (portid %u) %s; failing calls in flight\n", portid, why);
+	lake_rpc_fail_all(LAKE_ERR_DAEMON_LOST);
+	lake_funcs_reset();
+	lake_ctx_reset();
+}
+
+static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *dev = info->attrs[LAKE_A_DEVICE] ?
+		nla_data(info->attrs[LAKE_A_DEVICE]) : "unknown";
+	int ret = 0;
+
+	spin_lock(&daemon_lock);
+	if (daemon_portid && daemon_portid != info->snd_portid) {
+		ret = -EBUSY;
+	} else {
+		WRITE_ONCE(daemon_portid, info->snd_portid);
+		strscpy(daemon_device, dev, sizeof(daemon_device));
+		daemon_load_ns = 0;
+	}
+	spin_unlock(&daemon_lock);
+	if (ret) {
+		pr_warn_ratelimited("registration from portid %u refused: a daemon is registered\n",
+				    info->snd_portid);
+		GENL_SET_ERR_MSG(info, "another laked is registered");
+		return ret;
+	}
+	pr_info("laked registered (portid %u, device %s)\n", info->snd_portid, dev);
+	return 0;
+}
+
+static int lake_nl_unregister(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!from_daemon(info, "unregister"))
+		return -EPERM;
+	daemon_gone(info->snd_portid, "unregistered");
+	return 0;
+}
+
+static int lake_nl_reply(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[LAKE_A_RECORDS];
+	struct lake_wire_iter it;
+	struct lake_wire_rep rep;
+	int ret;
+
+	if (!from_daemon(info, "reply"))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, LAKE_A_RECORDS))
+		return -EINVAL;
+	lake_wire_iter_init(&it, nla_data(a), nla_len(a));
+	while ((ret = lake_wire_next_rep(&it, &rep)) > 0)
+		lake_rpc_deliver(&rep);
+	if (ret < 0) {
+		atomic64_inc(&lake_stats.bad_records);
+		pr_warn_ratelimited("malformed reply at byte %u: %s (%d)\n", it.pos, it.why, ret);
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "malformed reply record");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lake_nl_load_report(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lake_genl_load load;
+	const char *why = "";
+
+	if (!from_daemon(info, "load report"))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, LAKE_A_LOAD))
+		return -EINVAL;
+	memcpy(&load, nla_data(info->attrs[LAKE_A_LOAD]), sizeof(load));
+	if (lake_wire_check_load(&load, &why)) {
+		pr_warn_ratelimited("bad load report: %s\n", why);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LAKE_A_LOAD], "bad load report");
+		return -EINVAL;
+	}
+	spin_lock(&daemon_lock);
+	daemon_load = load;
+	daemon_load_ns = ktime_get_ns();
+	spin_unlock(&daemon_lock);
+	return 0;
+}
+
+static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	u64 v = 0;
+
+	if (info->attrs[LAKE_A_VALUE])
+		v = nla_get_u64(info->attrs[LAKE_A_VALUE]);
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lake_family, 0, LAKE_CMD_PING);
+	if (!hdr || nla_put_u64_64bit(msg, LAKE_A_VALUE, v, LAKE_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+int lake_nl_send_call(const void *blob, u32 len)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
+	struct sk_buff *msg;
+	void *hdr;
+	u32 portid;
+	int ret;
+
+	for (;;) {
+		portid = lake_nl_daemon();
+		if (!portid)
+			return -ENOTCONN;
+		msg = genlmsg_new(nla_total_size(len), GFP_KERNEL);
+		if (!msg)
+			return -ENOMEM;
+		hdr = genlmsg_put(msg, 0, 0, &lake_family, 0, LAKE_CMD_CALL);
+		if (!hdr || nla_put(msg, LAKE_A_RECORDS, len, blob)) {
+			nlmsg_free(msg);
+			return -EMSGSIZE;
+		}
+		genlmsg_end(msg, hdr);
+		ret = genlmsg_unicast(&init_net, msg, portid);
+		/* A full receive buffer means laked is busy, not gone: retry. */
+		if (ret != -EAGAIN || time_after(jiffies, deadline) || fatal_signal_pending(current))
+			break;
+		usleep_range(100, 500);
+	}
+	if (ret == -ECONNREFUSED)
+		daemon_gone(portid, "vanished");
+	else if (ret)
+		pr_warn_ratelimited("sending to laked failed: %d\n", ret);
+	return ret;
+}
+
+static const struct nla_policy lake_policy[LAKE_A_MAX + 1] = {
+	[LAKE_A_RECORDS] = { .type = NLA_BINARY, .len = LAKE_GENL_RECORDS_MAX },
+	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
+	[LAKE_A_DEVICE] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_DEVICE_MAX - 1 },
+	[LAKE_A_VALUE] = { .type = NLA_U64 },
+};
+
+static const struct genl_ops lake_ops[] = {
+	{ .cmd = LAKE_CMD_REGISTER, .doit = lake_nl_register, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_UNREGISTER, .doit = lake_nl_unregister, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_REPLY, .doit = lake_nl_reply, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping },
+};
+
+static struct genl_family lake_family __ro_after_init = {
+	.name = LAKE_GENL_NAME,
+	.version = LAKE_GENL_VERSION,
+	.maxattr = LAKE_A_MAX,
+	.policy = lake_policy,
+	.netnsok = false,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = lake_ops,
+	.n_ops = ARRAY_SIZE(lake_ops),
+	.resv_start_op = LAKE_CMD_MAX + 1,
+};
+
+static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (state == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    n->portid == READ_ONCE(daemon_portid))
+		daemon_gone(n->portid, "closed its socket");
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block lake_nl_nb = { .notifier_call = lake_nl_notify };
+
+int lake_nl_init(void)
+{
+	int ret;
+
+	ret = netlink_register_notifier(&lake_nl_nb);
+	if (ret)
+		return ret;
+	ret = genl_register_family(&lake_family);
+	if (ret)
+		netlink_unregister_notifier(&lake_nl_nb);
+	return ret;
+}
+
+void lake_nl_exit(void)
+{
+	genl_unregister_family(&lake_family);
+	netlink_unregister_notifier(&lake_nl_nb);
+	daemon_gone(READ_ONCE(daemon_portid), "left: lakelib unloading");
+}

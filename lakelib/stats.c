@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Counters, shown in debugfs lake/lakelib_stats. */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <lake/shm.h>
+#include "lakelib.h"
+
+struct lake_stats lake_stats;
+static struct dentry *stats_file;
+
+#define SHOW(m, name) seq_printf(m, "%s %lld\n", #name, atomic64_read(&lake_stats.name))
+
+static int stats_show(struct seq_file *m, void *unused)
+{
+	struct lake_genl_load load;
+	u64 age;
+	u32 api;
+
+	seq_printf(m, "daemon_portid %u\n", lake_nl_daemon());
+	if (lake_nl_load(&load, &age))
+		seq_printf(m, "load_util_pct %u\nload_procs %u\nload_age_ms %llu\n",
+			   load.util_pct, load.procs, age / NSEC_PER_MSEC);
+	SHOW(m, in_flight);
+	SHOW(m, errors);
+	SHOW(m, timeouts);
+	SHOW(m, killed);
+	SHOW(m, no_daemon);
+	SHOW(m, bytes_inline);
+	SHOW(m, bytes_shm);
+	SHOW(m, messages);
+	SHOW(m, async_queued);
+	SHOW(m, async_errors);
+	SHOW(m, forged_replies);
+	SHOW(m, stray_replies);
+	SHOW(m, bad_records);
+	for (api = 1; api < LAKE_API_COUNT; api++)
+		seq_printf(m, "calls_%s %lld\n", lake_wire_api(api)->name,
+			   atomic64_read(&lake_stats.calls[api]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+int lake_stats_init(void)
+{
+	stats_file = debugfs_create_file("lakelib_stats", 0400, lake_debugfs_dir(), NULL,
+					 &stats_fops);
+	return 0;
+}
+
+void lake_stats_exit(void)
+{
+	debugfs_remove(stats_file);
+}
