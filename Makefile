@@ -31,6 +31,8 @@ UNIT_TESTS :=
 BENCHES :=
 FUZZERS :=
 GUEST_PROGS :=
+GUEST_BINS :=
+HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-fuzz bench demo clean FORCE
@@ -63,7 +65,7 @@ $(BUILD)/kmod/%/.built: FORCE
 
 # --- user-space programs -------------------------------------------------
 
-user: $(GUEST_PROGS:%=$(BUILD)/guest/%)
+user: $(GUEST_PROGS:%=$(BUILD)/guest/%) $(GUEST_BINS) $(HOST_KERNELS)
 
 # Guest programs are static: the initramfs has no libc.
 $(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/vmtest.h
@@ -104,7 +106,7 @@ $(BUILD)/vm/vmlinux-%: /boot/vmlinuz-%
 
 $(BUILD)/vm/initramfs-%.cpio: $(BUILD)/kmod/%/.built user tests/vm/init tests/vm/vmlib.sh \
 		tests/vm/demo.sh $(wildcard tests/vm/cases/*.sh) FORCE
-	tests/vm/mkinitramfs $@ $(BUILD)/kmod/$* $(BUILD)/guest
+	tests/vm/mkinitramfs $@ $(BUILD)/kmod/$* $(BUILD)/guest $(BUILD)/kernels
 
 vm-images: $(foreach k,$(KVERS),$(BUILD)/vm/vmlinux-$(k) $(BUILD)/vm/initramfs-$(k).cpio)
 

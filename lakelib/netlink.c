@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <lake/lakelib.h>
 #include "lakelib.h"
 
 static struct genl_family lake_family;
@@ -237,7 +238,6 @@ static struct genl_family lake_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = lake_ops,
 	.n_ops = ARRAY_SIZE(lake_ops),
-	.resv_start_op = LAKE_CMD_MAX + 1,
 };
 
 static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *ptr)
@@ -271,3 +271,9 @@ void lake_nl_exit(void)
 	netlink_unregister_notifier(&lake_nl_nb);
 	daemon_gone(READ_ONCE(daemon_portid), "left: lakelib unloading");
 }
+
+bool lake_daemon_alive(void)
+{
+	return lake_nl_daemon() != 0;
+}
+EXPORT_SYMBOL_GPL(lake_daemon_alive);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Counters, shown in debugfs lake/lakelib_stats. */
 #include <linux/debugfs.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 #include <lake/shm.h>
+#include <lake/lakelib.h>
 #include "lakelib.h"
 
 struct lake_stats lake_stats;
@@ -51,3 +53,9 @@ void lake_stats_exit(void)
 {
 	debugfs_remove(stats_file);
 }
+
+u64 lake_messages_sent(void)
+{
+	return atomic64_read(&lake_stats.messages);
+}
+EXPORT_SYMBOL_GPL(lake_messages_sent);

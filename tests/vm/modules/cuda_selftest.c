@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lake_cuda_selftest: calls every function lakelib exports and checks the
+ * results, from kernel code, against a running laked (host device in the
+ * VM suite). Driven through debugfs lake/cuda_selftest: write a command,
+ * read back TAP-like "ok - cuda.NAME" lines.
+ *   basic              the whole API, one context, vadd end to end
+ *   nodaemon           every call fails at once with CUDA_ERROR_NO_DEVICE
+ *   coalesce           16 async launches + 1 synchronize: one message
+ *   threads N ITERS    N kthreads, each its own context, vadd in a loop
+ *   hold N / go / results   N kthreads block in cuCtxSynchronize on "go";
+ *                      results reports each one's CUresult and wait time
+ *   stale_save / stale_check   a context from one laked used after a restart
+ * No floating point in the kernel: floats are built and checked as bits.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <lake/cuda.h>
+#include <lake/lakelib.h>
+#include <lake/shm.h>
+
+#define OUT_MAX		16384
+#define N		1024	/* vadd elements */
+#define HOLD_MAX	8
+
+static DEFINE_MUTEX(lock);
+static char *out;
+static size_t out_len;
+static struct dentry *file;
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out_len += vscnprintf(out + out_len, OUT_MAX - out_len, fmt, ap);
+	va_end(ap);
+}
+
+#define CHECK(name, cond, fmt, ...) do {					\
+	if (cond)								\
+		say("ok - cuda.%s\n", name);					\
+	else									\
+		say("not ok - cuda.%s: " fmt "\n", name, ##__VA_ARGS__);	\
+} while (0)
+
+#define EXPECT(name, call, want) do {						\
+	CUresult _r = (call);							\
+	CHECK(name, _r == (want), "%s returned %d, want %d", #call, _r, (want));	\
+} while (0)
+
+/* IEEE-754 bits of a small non-negative integer, exactly representable. */
+static u32 f32_bits(u32 v)
+{
+	int e;
+
+	if (!v)
+		return 0;
+	e = fls(v) - 1;
+	return ((127 + e) << 23) | ((v << (23 - e)) & 0x7fffff);
+}
+
+struct vadd_env {
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr a, b, c;
+	u32 *host;		/* N floats, kmalloc: travels inline in slices */
+};
+
+/* Fill a and b with i and 2i, then check c == 3i, through @host. */
+static bool vadd_fill(struct vadd_env *v, u32 *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = f32_bits(i);
+	if (cuMemcpyHtoD(v->a, buf, n * 4))
+		return false;
+	for (i = 0; i < n; i++)
+		buf[i] = f32_bits(2 * i);
+	return cuMemcpyHtoD(v->b, buf, n * 4) == CUDA_SUCCESS;
+}
+
+static int vadd_bad(const u32 *c, size_t n)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += c[i] != f32_bits(3 * i);
+	return bad;
+}
+
+static CUresult vadd_setup(struct vadd_env *v, size_t n)
+{
+	CUresult r;
+
+	memset(v, 0, sizeof(*v));
+	r = cuModuleLoad(&v->mod, "vadd.cubin");
+	if (!r)
+		r = cuModuleGetFunction(&v->fn, v->mod, "vadd");
+	if (!r)
+		r = cuMemAlloc(&v->a, n * 4);
+	if (!r)
+		r = cuMemAlloc(&v->b, n * 4);
+	if (!r)
+		r = cuMemAlloc(&v->c, n * 4);
+	return r;
+}
+
+static CUresult vadd_launch(struct vadd_env *v, int n, CUstream s)
+{
+	void *params[] = { &v->a, &v->b, &v->c, &n };
+
+	return cuLaunchKernel(v->fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, s, params, NULL);
+}
+
+static void test_device(CUdevice *dev)
+{
+	char name[64] = "";
+	size_t total = 0;
+	int v = 0, count = 0, x = 0;
+	CUdevice bad;
+
+	EXPECT("init", cuInit(0), CUDA_SUCCESS);
+	EXPECT("driver_version", cuDriverGetVersion(&v), CUDA_SUCCESS);
+	CHECK("driver_version_value", v >= 12000, "%d", v);
+	EXPECT("device_count", cuDeviceGetCount(&count), CUDA_SUCCESS);
+	CHECK("device_count_value", count >= 1, "%d", count);
+	EXPECT("device_get", cuDeviceGet(dev, 0), CUDA_SUCCESS);
+	EXPECT("device_get_bad_ordinal", cuDeviceGet(&bad, 99), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT("device_name", cuDeviceGetName(name, sizeof(name), *dev), CUDA_SUCCESS);
+	CHECK("device_name_value", name[0], "empty");
+	EXPECT("device_name_bad_len", cuDeviceGetName(name, 0, *dev), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("device_attribute", cuDeviceGetAttribute(&x, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+						       *dev), CUDA_SUCCESS);
+	CHECK("device_attribute_value", x > 0, "%d", x);
+	EXPECT("device_total_mem", cuDeviceTotalMem(&total, *dev), CUDA_SUCCESS);
+	CHECK("device_total_mem_value", total > 0, "%zu", total);
+	EXPECT("null_out_pointer", cuDeviceGetCount(NULL), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void test_memory(struct vadd_env *v, u32 *shm)
+{
+	u8 *bytes = (u8 *)shm;
+	size_t free = 0, total = 0, pitch = 0;
+	CUdeviceptr p;
+	void *big;
+	int i, bad;
+
+	EXPECT("mem_get_info", cuMemGetInfo(&free, &total), CUDA_SUCCESS);
+	CHECK("mem_get_info_value", free <= total && total > 0, "%zu/%zu", free, total);
+	EXPECT("mem_alloc_pitch", cuMemAllocPitch(&p, &pitch, 100, 4, 4), CUDA_SUCCESS);
+	CHECK("mem_alloc_pitch_value", pitch >= 100, "%zu", pitch);
+	EXPECT("mem_free_pitch", cuMemFree(p), CUDA_SUCCESS);
+	EXPECT("mem_free_twice", cuMemFree(p), CUDA_ERROR_INVALID_VALUE);
+
+	EXPECT("memset_d32", cuMemsetD32(v->c, f32_bits(5), N), CUDA_SUCCESS);
+	EXPECT("memcpy_dtoh_shm", cuMemcpyDtoH(shm, v->c, N * 4), CUDA_SUCCESS);
+	for (bad = 0, i = 0; i < N; i++)
+		bad += shm[i] != f32_bits(5);
+	CHECK("memset_d32_value", !bad, "%d words differ", bad);
+	EXPECT("memset_d8", cuMemsetD8(v->c, 0xab, 16), CUDA_SUCCESS);
+	EXPECT("memcpy_dtoh_inline", cuMemcpyDtoH(v->host, v->c, 64), CUDA_SUCCESS);
+	bytes = (u8 *)v->host;
+	CHECK("memset_d8_value", bytes[0] == 0xab && bytes[15] == 0xab && bytes[16] != 0xab,
+	      "%02x %02x %02x", bytes[0], bytes[15], bytes[16]);
+
+	big = kzalloc(8192, GFP_KERNEL);
+	EXPECT("memcpy_inline_over_limit", cuMemcpyHtoD(v->a, big, 8192), CUDA_ERROR_INVALID_VALUE);
+	kfree(big);
+	EXPECT("memcpy_shm_past_allocation", cuMemcpyHtoD(v->a, shm + N - 4, 64),
+	       CUDA_ERROR_INVALID_VALUE);
+	EXPECT("memcpy_bad_dptr", cuMemcpyHtoD(0x10, v->host, 64), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("memcpy_dptr_overrun", cuMemcpyHtoD(v->a + N * 4 - 8, v->host, 64),
+	       CUDA_ERROR_INVALID_VALUE);
+}
+
+static void test_launch(struct vadd_env *v, u32 *shm, CUstream s)
+{
+	size_t off = 0, size = 0;
+	u8 buf[32];
+	size_t buf_size = sizeof(buf);
+	void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE,
+			  &buf_size, CU_LAUNCH_PARAM_END };
+	CUevent e0, e1;
+	u32 ms_bits = 0;
+	float ms;
+	int n = N;
+
+	EXPECT("func_param_info", cuFuncGetParamInfo(v->fn, 3, &off, &size), CUDA_SUCCESS);
+	CHECK("func_param_info_value", off == 24 && size == 4, "off %zu size %zu", off, size);
+	EXPECT("func_param_info_past_end", cuFuncGetParamInfo(v->fn, 4, &off, &size),
+	       CUDA_ERROR_INVALID_VALUE);
+	CHECK("vadd_fill_inline", vadd_fill(v, v->host, N), "HtoD failed");
+
+	EXPECT("event_create", cuEventCreate(&e0, 0), CUDA_SUCCESS);
+	EXPECT("event_create_2", cuEventCreate(&e1, 0), CUDA_SUCCESS);
+	EXPECT("event_record", cuEventRecord(e0, s), CUDA_SUCCESS);
+	EXPECT("launch_params", vadd_launch(v, N, s), CUDA_SUCCESS);
+	EXPECT("event_record_2", cuEventRecord(e1, s), CUDA_SUCCESS);
+	EXPECT("stream_synchronize", cuStreamSynchronize(s), CUDA_SUCCESS);
+	EXPECT("stream_query", cuStreamQuery(s), CUDA_SUCCESS);
+	EXPECT("event_synchronize", cuEventSynchronize(e1), CUDA_SUCCESS);
+	EXPECT("event_elapsed", cuEventElapsedTime(&ms, e0, e1), CUDA_SUCCESS);
+	memcpy(&ms_bits, &ms, 4);
+	CHECK("event_elapsed_value", !(ms_bits & 0x80000000) && (ms_bits & 0x7f800000) != 0x7f800000,
+	      "bits %#x", ms_bits);
+	EXPECT("event_destroy", cuEventDestroy(e0), CUDA_SUCCESS);
+	EXPECT("event_destroy_2", cuEventDestroy(e1), CUDA_SUCCESS);
+	EXPECT("event_destroy_stale", cuEventDestroy(e1), CUDA_ERROR_INVALID_HANDLE);
+
+	memset(shm, 0, N * 4);
+	EXPECT("vadd_dtoh_shm", cuMemcpyDtoH(shm, v->c, N * 4), CUDA_SUCCESS);
+	CHECK("vadd_result", !vadd_bad(shm, N), "%d elements wrong", vadd_bad(shm, N));
+
+	/* The `extra` form with the layout laked reported. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 0, &v->a, 8);
+	memcpy(buf + 8, &v->b, 8);
+	memcpy(buf + 16, &v->c, 8);
+	memcpy(buf + 24, &n, 4);
+	EXPECT("memset_async", cuMemsetD32Async(v->c, 0, N, s), CUDA_SUCCESS);
+	EXPECT("launch_extra", cuLaunchKernel(v->fn, N / 128, 1, 1, 128, 1, 1, 0, s, NULL, extra),
+	       CUDA_SUCCESS);
+	EXPECT("memcpy_dtoh_async_shm", cuMemcpyDtoHAsync(shm, v->c, N * 4, s), CUDA_SUCCESS);
+	EXPECT("stream_synchronize_2", cuStreamSynchronize(s), CUDA_SUCCESS);
+	CHECK("vadd_result_extra", !vadd_bad(shm, N), "%d elements wrong", vadd_bad(shm, N));
+
+	memset(v->host, 0, 64);
+	EXPECT("memcpy_dtoh_async_inline", cuMemcpyDtoHAsync(v->host, v->c, 64, s), CUDA_SUCCESS);
+	CHECK("memcpy_dtoh_async_inline_value", !vadd_bad(v->host, 16), "data not there on return");
+	EXPECT("memcpy_htod_async_shm", cuMemcpyHtoDAsync(v->a, shm, N * 4, s), CUDA_SUCCESS);
+	EXPECT("stream_synchronize_3", cuStreamSynchronize(s), CUDA_SUCCESS);
+
+	EXPECT("launch_unknown_function", cuLaunchKernel((CUfunction)0x77, 1, 1, 1, 1, 1, 1, 0, s,
+							 NULL, NULL), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("launch_missing_params", cuLaunchKernel(v->fn, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL),
+	       CUDA_ERROR_INVALID_VALUE);
+}
+
+/* Async errors surface at the next synchronizing call, and only there. */
+static void test_async_errors(struct vadd_env *v, u32 *shm, CUstream s)
+{
+	CUdeviceptr tmp;
+
+	EXPECT("async_bad_copy_returns_success", cuMemcpyHtoDAsync(0xdead0000, shm, 64, s),
+	       CUDA_SUCCESS);
+	EXPECT("async_error_at_stream_sync", cuStreamSynchronize(s), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("async_error_reported_once", cuStreamSynchronize(s), CUDA_SUCCESS);
+	EXPECT("async_bad_memset", cuMemsetD8Async(0xdead0000, 0, 4, s), CUDA_SUCCESS);
+	EXPECT("sync_call_returns_own_result", cuMemAlloc(&tmp, 64), CUDA_SUCCESS);
+	EXPECT("async_error_at_ctx_sync", cuCtxSynchronize(), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("ctx_sync_clean", cuCtxSynchronize(), CUDA_SUCCESS);
+	EXPECT("mem_free", cuMemFree(tmp), CUDA_SUCCESS);
+}
+
+static void test_bad_handles(struct vadd_env *v)
+{
+	CUfunction f;
+	CUstream s;
+	const char *str = NULL;
+
+	EXPECT("get_function_forged_module", cuModuleGetFunction(&f, (CUmodule)0x1234, "vadd"),
+	       CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("get_function_unknown_name", cuModuleGetFunction(&f, v->mod, "no_such_kernel"),
+	       CUDA_ERROR_NOT_FOUND);
+	EXPECT("stream_sync_forged", cuStreamSynchronize((CUstream)0x999), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("event_destroy_forged", cuEventDestroy((CUevent)0x4242), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("module_load_missing", cuModuleLoad(&v->mod, "missing.cubin"),
+	       CUDA_ERROR_FILE_NOT_FOUND);
+	EXPECT("module_load_escape", cuModuleLoad(&v->mod, "../../etc/passwd"),
+	       CUDA_ERROR_FILE_NOT_FOUND);
+	EXPECT("stream_create", cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	EXPECT("stream_destroy", cuStreamDestroy(s), CUDA_SUCCESS);
+	EXPECT("stream_destroy_stale", cuStreamDestroy(s), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("error_name", cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &str), CUDA_SUCCESS);
+	CHECK("error_name_value", str && !strcmp(str, "CUDA_ERROR_INVALID_VALUE"), "%s", str);
+	EXPECT("error_string_unknown", cuGetErrorString(9999, &str), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void cmd_basic(void)
+{
+	struct vadd_env v;
+	CUcontext ctx, cur = NULL;
+	CUdevice dev = 0;
+	CUdeviceptr p;
+	CUstream s;
+	u32 *shm = lake_shm_alloc(N * 4);
+
+	v.host = kzalloc(N * 4, GFP_KERNEL);
+	if (!shm || !v.host) {
+		say("not ok - cuda.setup: no memory\n");
+		goto out;
+	}
+	test_device(&dev);
+	EXPECT("no_context", cuMemAlloc(&p, 64), CUDA_ERROR_INVALID_CONTEXT);
+	EXPECT("ctx_create", cuCtxCreate(&ctx, 0, dev), CUDA_SUCCESS);
+	EXPECT("ctx_get_current", cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	CHECK("ctx_current_is_new", cur == ctx, "%px vs %px", cur, ctx);
+	EXPECT("vadd_setup", vadd_setup(&v, N), CUDA_SUCCESS);
+	EXPECT("stream_create", cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	test_memory(&v, shm);
+	test_launch(&v, shm, s);
+	test_async_errors(&v, shm, s);
+	test_bad_handles(&v);
+	EXPECT("stream_destroy", cuStreamDestroy(s), CUDA_SUCCESS);
+	EXPECT("mem_free_a", cuMemFree(v.a), CUDA_SUCCESS);
+	EXPECT("mem_free_b", cuMemFree(v.b), CUDA_SUCCESS);
+	EXPECT("mem_free_c", cuMemFree(v.c), CUDA_SUCCESS);
+	EXPECT("module_unload", cuModuleUnload(v.mod), CUDA_SUCCESS);
+	EXPECT("module_unload_stale", cuModuleUnload(v.mod), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("ctx_destroy", cuCtxDestroy(ctx), CUDA_SUCCESS);
+	cuCtxGetCurrent(&cur);
+	CHECK("ctx_destroy_clears_current", !cur, "%px", cur);
+	EXPECT("ctx_set_stale", cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	EXPECT("ctx_stale_rejected", cuMemAlloc(&p, 64), CUDA_ERROR_INVALID_CONTEXT);
+	cuCtxSetCurrent(NULL);
+out:
+	kfree(v.host);
+	if (shm)
+		lake_shm_free(shm);
+}
+
+static void cmd_nodaemon(void)
+{
+	unsigned long t0 = jiffies;
+	CUcontext ctx;
+	int x;
+
+	EXPECT("nodaemon_init", cuInit(0), CUDA_ERROR_NO_DEVICE);
+	EXPECT("nodaemon_count", cuDeviceGetCount(&x), CUDA_ERROR_NO_DEVICE);
+	EXPECT("nodaemon_ctx_create", cuCtxCreate(&ctx, 0, 0), CUDA_ERROR_NO_DEVICE);
+	CHECK("nodaemon_no_wait", time_before(jiffies, t0 + HZ / 10), "took %u ms",
+	      jiffies_to_msecs(jiffies - t0));
+}
+
+/* 16 launches and one synchronize: the shell checks they took one message. */
+static void cmd_coalesce(void)
+{
+	struct vadd_env v;
+	CUcontext ctx;
+	CUstream s;
+	int i, fails = 0;
+	u64 msgs;
+
+	v.host = kzalloc(N * 4, GFP_KERNEL);
+	if (!v.host || cuCtxCreate(&ctx, 0, 0) || vadd_setup(&v, N) || cuStreamCreate(&s, 0) ||
+	    !vadd_fill(&v, v.host, N)) {
+		say("not ok - cuda.coalesce_setup\n");
+		kfree(v.host);
+		return;
+	}
+	msgs = lake_messages_sent();
+	for (i = 0; i < 16; i++)
+		fails += vadd_launch(&v, N, s) != CUDA_SUCCESS;
+	EXPECT("coalesce_sync", cuStreamSynchronize(s), CUDA_SUCCESS);
+	msgs = lake_messages_sent() - msgs;
+	CHECK("coalesce_launches", !fails, "%d launches failed", fails);
+	/* One message, or two if the delayed flush fired mid-way; never 17. */
+	CHECK("coalesce_messages", msgs >= 1 && msgs <= 2, "%llu messages", msgs);
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+	kfree(v.host);
+}
+
+struct worker {
+	struct task_struct *task;
+	int id, iters, ok;
+	CUresult result;
+	unsigned long waited;	/* jiffies */
+	struct completion ready;
+};
+
+static struct worker workers[HOLD_MAX];
+static int nworkers;
+static atomic_t running = ATOMIC_INIT(0);
+static DECLARE_COMPLETION(go);
+
+static int vadd_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct vadd_env v;
+	CUcontext ctx;
+	int i;
+
+	v.host = kzalloc(N * 4, GFP_KERNEL);
+	w->result = v.host ? cuCtxCreate(&ctx, 0, 0) : CUDA_ERROR_OUT_OF_MEMORY;
+	if (!w->result)
+		w->result = vadd_setup(&v, N);
+	for (i = 0; !w->result && i < w->iters; i++) {
+		w->result = vadd_fill(&v, v.host, N) ? vadd_launch(&v, N, NULL) :
+			    CUDA_ERROR_UNKNOWN;
+		if (!w->result)
+			w->result = cuMemcpyDtoH(v.host, v.c, 4096);
+		if (!w->result && vadd_bad(v.host, 1024))
+			w->result = CUDA_ERROR_UNKNOWN;
+		if (!w->result)
+			w->ok++;
+	}
+	if (v.host) {
+		cuCtxDestroy(ctx);
+		kfree(v.host);
+	}
+	complete(&w->ready);
+	atomic_dec(&running);
+	return 0;
+}
+
+static int hold_worker(void *arg)
+{
+	struct worker *w = arg;
+	unsigned long t0;
+	CUcontext ctx;
+
+	w->result = cuCtxCreate(&ctx, 0, 0);
+	complete(&w->ready);
+	wait_for_completion(&go);
+	t0 = jiffies;
+	if (!w->result)
+		w->result = cuCtxSynchronize();
+	w->waited = jiffies - t0;
+	w->ok = 1;
+	if (!w->result)
+		cuCtxDestroy(ctx);
+	atomic_dec(&running);
+	return 0;
+}
+
+static void start_workers(int n, int iters, int (*fn)(void *))
+{
+	int i;
+
+	nworkers = clamp(n, 1, HOLD_MAX);
+	reinit_completion(&go);
+	for (i = 0; i < nworkers; i++) {
+		workers[i] = (struct worker){ .id = i, .iters = iters };
+		init_completion(&workers[i].ready);
+		atomic_inc(&running);
+		workers[i].task = kthread_run(fn, &workers[i], "lake_st%d", i);
+		if (IS_ERR(workers[i].task)) {
+			atomic_dec(&running);
+			workers[i].result = CUDA_ERROR_OUT_OF_MEMORY;
+			complete(&workers[i].ready);
+		}
+	}
+	for (i = 0; i < nworkers; i++)
+		wait_for_completion(&workers[i].ready);
+}
+
+static void cmd_threads(int n, int iters)
+{
+	int i;
+
+	start_workers(n, iters, vadd_worker);
+	for (i = 0; i < nworkers; i++)
+		CHECK("threads_worker", !workers[i].result && workers[i].ok == iters,
+		      "worker %d: %d/%d ok, result %d", i, workers[i].ok, iters, workers[i].result);
+}
+
+static void cmd_results(void)
+{
+	int i;
+
+	for (i = 0; i < nworkers; i++)
+		say("worker %d done %d result %d waited_ms %u\n", i, workers[i].ok,
+		    workers[i].result, jiffies_to_msecs(workers[i].waited));
+}
+
+static CUcontext stale_ctx;
+
+static void cmd_stale_save(void)
+{
+	EXPECT("stale_save_ctx", cuCtxCreate(&stale_ctx, 0, 0), CUDA_SUCCESS);
+	cuCtxSetCurrent(NULL);
+}
+
+static void cmd_stale_check(void)
+{
+	CUdeviceptr p;
+
+	cuCtxSetCurrent(stale_ctx);
+	EXPECT("stale_ctx_after_restart", cuMemAlloc(&p, 64), CUDA_ERROR_INVALID_CONTEXT);
+	cuCtxSetCurrent(NULL);
+}
+
+static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[64];
+	int a = 0, b = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	mutex_lock(&lock);
+	out_len = 0;
+	out[0] = '\0';
+	if (!strncmp(buf, "basic", 5))
+		cmd_basic();
+	else if (!strncmp(buf, "nodaemon", 8))
+		cmd_nodaemon();
+	else if (!strncmp(buf, "coalesce", 8))
+		cmd_coalesce();
+	else if (sscanf(buf, "threads %d %d", &a, &b) == 2)
+		cmd_threads(a, b);
+	else if (sscanf(buf, "hold %d", &a) == 1)
+		start_workers(a, 0, hold_worker);
+	else if (!strncmp(buf, "go", 2))
+		complete_all(&go);
+	else if (!strncmp(buf, "results", 7))
+		cmd_results();
+	else if (!strncmp(buf, "stale_save", 10))
+		cmd_stale_save();
+	else if (!strncmp(buf, "stale_check", 11))
+		cmd_stale_check();
+	else
+		say("unknown command\n");
+	mutex_unlock(&lock);
+	return len;
+}
+
+static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, out, out_len);
+	mutex_unlock(&lock);
+	return ret;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.read = ctl_read,
+	.write = ctl_write,
+	.llseek = default_llseek,
+};
+
+static int __init selftest_init(void)
+{
+	out = kzalloc(OUT_MAX, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	file = debugfs_create_file("cuda_selftest", 0600, lake_debugfs_dir(), NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit selftest_exit(void)
+{
+	debugfs_remove(file);
+	complete_all(&go);
+	while (atomic_read(&running))
+		msleep(10);
+	kfree(out);
+}
+
+module_init(selftest_init);
+module_exit(selftest_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("lake: selftest of lakelib's CUDA API against laked");

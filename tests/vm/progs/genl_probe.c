@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * genl_probe: pokes the "lake" genl family the way a hostile or confused
+ * process would, and checks the kernel's answer.
+ *   genl_probe [--uid N] CMD EXPECT
+ * CMD: register, forge (a REPLY from a socket that is not laked's), ping,
+ *      bad_load (register, then a LOAD of the wrong size),
+ *      bad_records (register, then a REPLY whose records are garbage),
+ *      unknown_attr (register, then a REGISTER carrying an unknown attribute).
+ * EXPECT: OK, EPERM, EBUSY or EINVAL. Exit 0 iff the answer matched.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <lake/genl.h>
+#include "vmtest.h"
+
+static int fam;
+
+static int send_cmd(struct nl_sock *sk, int cmd, int attr, const void *data, int len)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	int err;
+
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, cmd, LAKE_GENL_VERSION))
+		return -NLE_NOMEM;
+	if (attr && nla_put(m, attr, len, data) < 0)
+		return -NLE_NOMEM;
+	err = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	if (err < 0)
+		return err;
+	return nl_wait_for_ack(sk);
+}
+
+static int do_register(struct nl_sock *sk)
+{
+	return send_cmd(sk, LAKE_CMD_REGISTER, LAKE_A_DEVICE, "probe", 6);
+}
+
+static int run(struct nl_sock *sk, const char *cmd)
+{
+	static const uint8_t garbage[64] = { 0xff, 0xff, 0x10 };
+	struct lake_genl_load load = { .period_ms = 10 };
+	uint64_t v = 42;
+	int err;
+
+	if (!strcmp(cmd, "register"))
+		return do_register(sk);
+	if (!strcmp(cmd, "forge"))
+		return send_cmd(sk, LAKE_CMD_REPLY, LAKE_A_RECORDS, garbage, sizeof(garbage));
+	if (!strcmp(cmd, "ping"))
+		return send_cmd(sk, LAKE_CMD_PING, LAKE_A_VALUE, &v, sizeof(v));
+	err = do_register(sk);
+	if (err)
+		return err;
+	if (!strcmp(cmd, "bad_load"))
+		return send_cmd(sk, LAKE_CMD_LOAD, LAKE_A_LOAD, &load, sizeof(load) - 4);
+	if (!strcmp(cmd, "bad_records"))
+		return send_cmd(sk, LAKE_CMD_REPLY, LAKE_A_RECORDS, garbage, sizeof(garbage));
+	if (!strcmp(cmd, "unknown_attr"))
+		return send_cmd(sk, LAKE_CMD_REGISTER, LAKE_A_MAX + 1, &v, sizeof(v));
+	fprintf(stderr, "genl_probe: unknown command %s\n", cmd);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int err; } names[] = {
+		{ "OK", 0 }, { "EPERM", -NLE_PERM }, { "EBUSY", -NLE_BUSY },
+		{ "EINVAL", -NLE_INVAL },
+	};
+	struct nl_sock *sk;
+	unsigned int i;
+	int err, want = 1;
+
+	if (argc == 5 && !strcmp(argv[1], "--uid")) {
+		if (setgid(atoi(argv[2])) || setuid(atoi(argv[2]))) {
+			perror("genl_probe: setuid");
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: genl_probe [--uid N] CMD EXPECT\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(argv[2], names[i].name))
+			want = names[i].err;
+	sk = nl_socket_alloc();
+	if (!sk || genl_connect(sk)) {
+		fprintf(stderr, "genl_probe: cannot open a genl socket\n");
+		return 2;
+	}
+	fam = genl_ctrl_resolve(sk, LAKE_GENL_NAME);
+	if (fam < 0) {
+		fprintf(stderr, "genl_probe: family %s: %s\n", LAKE_GENL_NAME, nl_geterror(fam));
+		return 2;
+	}
+	err = run(sk, argv[1]);
+	printf("genl_probe: %s -> %s (%d)\n", argv[1], err ? nl_geterror(err) : "ok", err);
+	nl_socket_free(sk);
+	return err == want ? 0 : 1;
+}
