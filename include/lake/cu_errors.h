@@ -2,6 +2,7 @@
 #ifndef LAKE_CU_ERRORS_H
 #define LAKE_CU_ERRORS_H
 
+#include <lake/port.h>
 #include <lake/cuda.h>
 
 /*

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a host-device kernel module (.so) exports and laked's host device
+ * reads: an ABI marker and one descriptor per kernel, named
+ * LAKE_KERNEL_SYMBOL_PREFIX + name.
+ * Kernel sources do not use this header directly; lake/kernel.h generates
+ * the descriptors.
+ */
+#ifndef LAKE_KERNEL_ABI_H
+#define LAKE_KERNEL_ABI_H
+
+#include <stddef.h>
+
+#define LAKE_KERNEL_ABI			1
+#define LAKE_KERNEL_SYMBOL_PREFIX	"lake_kfunc_"
+#define LAKE_KERNEL_MAX_PARAMS		16
+#define LAKE_KERNEL_MAX_PARAM_BYTES	4096	/* CUDA's parameter space */
+
+/*
+ * Every module exports `const unsigned int lake_kmodule_abi` equal to
+ * LAKE_KERNEL_ABI: cuModuleLoad refuses any other shared object.
+ */
+#define LAKE_KERNEL_MODULE_SYMBOL	"lake_kmodule_abi"
+
+struct lake_dim3 {
+	unsigned int x, y, z;
+};
+
+/* Where a parameter sits in the packed argument buffer (cuFuncGetParamInfo). */
+struct lake_kernel_param {
+	size_t offset;
+	size_t size;
+};
+
+struct lake_kernel_launch {
+	struct lake_dim3 grid;		/* gridDim */
+	struct lake_dim3 block;		/* blockDim */
+	struct lake_dim3 block_idx;	/* the block to run */
+};
+
+/*
+ * run_block runs every thread of one block, one after another, with
+ * args[i] pointing at parameter i. It returns 0, or LAKE_KERNEL_TRAPPED when
+ * a thread executed LAKE_TRAP(); the block stops there.
+ */
+#define LAKE_KERNEL_TRAPPED	1
+
+struct lake_kernel_desc {
+	unsigned int abi;		/* LAKE_KERNEL_ABI */
+	unsigned int nparams;		/* <= LAKE_KERNEL_MAX_PARAMS */
+	const char *name;
+	const struct lake_kernel_param *params;
+	int (*run_block)(const struct lake_kernel_launch *launch, void **args);
+};
+
+#endif /* LAKE_KERNEL_ABI_H */
