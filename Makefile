@@ -25,7 +25,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
 
 # Sources kbuild needs, copied per kernel.
-KSRC	:= Kbuild include lakeshm lakelib tests/vm/modules
+KSRC	:= Kbuild include lakeshm lakelib tests/vm/modules bench/vm
 
 UNIT_TESTS :=
 BENCHES :=
@@ -128,13 +128,17 @@ test: deps
 	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images
 	@$(RUN_ENV) tests/run all
 
+# Host benchmarks, then lakelib's in one guest boot (newest kernel, 1 CPU).
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCHES:%=$(BUILD)/bench/bench_%)
+	@$(MAKE) --no-print-directory $(BENCHES:%=$(BUILD)/bench/bench_%) \
+		vm-images KVERS=$(lastword $(KVERS))
 	@for b in $(BENCHES); do $(BUILD)/bench/bench_$$b || exit 1; done
+	@VM_MODE=bench tests/vm/run $(lastword $(KVERS)) 1 >/dev/null; \
+		rc=$$?; grep -E '^bench' $(BUILD)/vm/$(lastword $(KVERS))-smp1-bench.log.txt; exit $$rc
 
 demo: deps
 	@$(MAKE) --no-print-directory vm-images KVERS=$(lastword $(KVERS))
-	@VM_DEMO=1 tests/vm/run $(lastword $(KVERS)) 1 >/dev/null; \
+	@VM_MODE=demo tests/vm/run $(lastword $(KVERS)) 1 >/dev/null; \
 		rc=$$?; grep -E '^(demo|LAKE_VM)' $(BUILD)/vm/$(lastword $(KVERS))-smp1-demo.log.txt; exit $$rc
 
 clean:

@@ -75,6 +75,7 @@ static void daemon_gone(u32 portid, const char *why)
 	spin_unlock(&daemon_lock);
 	if (!was)
 		return;
+	lake_fallback_notify();
 	pr_info("laked (portid %u) %s; failing calls in flight\n", portid, why);
 	lake_rpc_fail_all(LAKE_ERR_DAEMON_LOST);
 	lake_funcs_reset();
@@ -103,6 +104,7 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	}
 	pr_info("laked registered (portid %u, device %s)\n", info->snd_portid, dev);
+	lake_fallback_notify();
 	return 0;
 }
 
@@ -156,8 +158,14 @@ static int lake_nl_load_report(struct sk_buff *skb, struct genl_info *info)
 	daemon_load = load;
 	daemon_load_ns = ktime_get_ns();
 	spin_unlock(&daemon_lock);
+	lake_fallback_notify();
 	return 0;
 }
+
+/* lake_ping(): one bare kernel -> laked -> kernel round trip at a time. */
+static DEFINE_MUTEX(ping_lock);
+static DECLARE_COMPLETION(ping_done);
+static u64 ping_token;		/* the value in flight; 0: none */
 
 static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
 {
@@ -167,6 +175,12 @@ static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
 
 	if (info->attrs[LAKE_A_VALUE])
 		v = nla_get_u64(info->attrs[LAKE_A_VALUE]);
+	/* laked echoing lake_ping(): wake the caller; a late echo is dropped. */
+	if (info->snd_portid && info->snd_portid == READ_ONCE(daemon_portid)) {
+		if (v && cmpxchg(&ping_token, v, 0) == v)
+			complete(&ping_done);
+		return 0;
+	}
 	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -178,6 +192,46 @@ static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 }
+
+int lake_ping(u64 *rtt_ns)
+{
+	static u64 next_token = 1;
+	struct sk_buff *msg;
+	u32 portid = lake_nl_daemon();
+	u64 t0;
+	void *hdr;
+	int ret;
+
+	if (!portid)
+		return -ENOTCONN;
+	mutex_lock(&ping_lock);
+	reinit_completion(&ping_done);
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put(msg, 0, 0, &lake_family, 0, LAKE_CMD_PING);
+	WRITE_ONCE(ping_token, next_token++);
+	if (!hdr || nla_put_u64_64bit(msg, LAKE_A_VALUE, ping_token, LAKE_A_PAD)) {
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	t0 = ktime_get_ns();
+	ret = genlmsg_unicast(&init_net, msg, portid);
+	if (ret)
+		goto out;
+	if (!wait_for_completion_timeout(&ping_done, msecs_to_jiffies(lake_timeout_ms)))
+		ret = -ETIMEDOUT;
+	else
+		*rtt_ns = ktime_get_ns() - t0;
+out:
+	WRITE_ONCE(ping_token, 0);
+	mutex_unlock(&ping_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(lake_ping);
 
 int lake_nl_send_call(const void *blob, u32 len)
 {

@@ -32,7 +32,10 @@ enum lake_genl_cmd {
 	LAKE_CMD_REPLY,
 	/* daemon -> kernel: LAKE_A_LOAD, sent every sampling period */
 	LAKE_CMD_LOAD,
-	/* any user -> kernel: LAKE_A_VALUE echoed back; a bare round trip */
+	/*
+	 * any user -> kernel: LAKE_A_VALUE echoed back; kernel -> daemon: laked
+	 * sends the same command and value back. A bare round trip either way.
+	 */
 	LAKE_CMD_PING,
 	__LAKE_CMD_MAX,
 };

@@ -12,5 +12,11 @@
 bool lake_daemon_alive(void);
 /* LAKE_CMD_CALL messages sent so far: coalescing shows in its growth. */
 u64 lake_messages_sent(void);
+/*
+ * One bare round trip to laked and back (LAKE_CMD_PING, echoed): the cost
+ * of the link itself, against which a null CUDA call is measured.
+ * 0 with *rtt_ns set, -ENOTCONN without a daemon, -ETIMEDOUT.
+ */
+int lake_ping(u64 *rtt_ns);
 
 #endif /* LAKE_LAKELIB_H */

@@ -96,11 +96,14 @@ static int vadd_bad(const u32 *c, size_t n)
 	return bad;
 }
 
+/* Load vadd and allocate its buffers; v->host is the caller's. */
 static CUresult vadd_setup(struct vadd_env *v, size_t n)
 {
 	CUresult r;
 
-	memset(v, 0, sizeof(*v));
+	v->mod = NULL;
+	v->fn = NULL;
+	v->a = v->b = v->c = 0;
 	r = cuModuleLoad(&v->mod, "vadd.cubin");
 	if (!r)
 		r = cuModuleGetFunction(&v->fn, v->mod, "vadd");

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lake_bench: lakelib's costs measured from kernel code in one guest boot,
+ * as ratios against a baseline taken in the same loop (TCG's absolute
+ * figures mean little). Write "run" to debugfs lake/bench, read the table.
+ *   null call     cuCtxSynchronize with nothing queued, vs lake_ping(): a
+ *                 bare genl kernel -> laked -> kernel round trip
+ *   async         16 cuLaunchKernel + cuStreamSynchronize, vs one
+ *                 cuStreamSynchronize
+ *   copy          1 MiB cuMemcpyHtoD + cuMemcpyDtoH from a lakeshm buffer,
+ *                 vs memcpy() of the same bytes in the guest
+ */
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <lake/cuda.h>
+#include <lake/lakelib.h>
+#include <lake/shm.h>
+
+#define ROUNDS		400
+#define COPY_BYTES	(1 << 20)
+#define COPY_ROUNDS	20
+#define OUT_MAX		4096
+
+static DEFINE_MUTEX(lock);
+static char out[OUT_MAX];
+static size_t out_len;
+static struct dentry *file;
+static u64 t_a[ROUNDS], t_b[ROUNDS];
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out_len += vscnprintf(out + out_len, OUT_MAX - out_len, fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 median(u64 *v, int n)
+{
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return v[n / 2];
+}
+
+/* ratio * 100 as an integer, printed as x.yy */
+static void row(const char *name, u64 a, u64 b, const char *unit, u64 target_x100, bool lower)
+{
+	u64 r = b ? div64_u64(a * 100, b) : 0;
+	bool met = lower ? r <= target_x100 : r >= target_x100;
+
+	say("bench: %-34s %10llu %-5s vs %10llu  ratio %llu.%02llu  target %s%llu.%02llu  %s\n",
+	    name, a, unit, b, r / 100, r % 100, lower ? "<=" : ">=", target_x100 / 100,
+	    target_x100 % 100, met ? "met" : "MISSED");
+}
+
+static void bench_null_call(void)
+{
+	u64 t0, rtt = 0;
+	int i, n = 0;
+
+	for (i = 0; i < ROUNDS; i++) {
+		t0 = ktime_get_ns();
+		if (cuCtxSynchronize())
+			goto fail;
+		t_a[n] = ktime_get_ns() - t0;
+		if (lake_ping(&rtt))
+			goto fail;
+		t_b[n++] = rtt;
+	}
+	row("null call vs bare genl round trip", median(t_a, n), median(t_b, n), "ns", 130, true);
+	return;
+fail:
+	say("bench: null call: a call failed\n");
+}
+
+static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
+{
+	int i, k, n = 128;
+	void *params[] = { &a, &a, &a, &n };
+	u64 t0;
+
+	for (i = 0; i < ROUNDS / 4; i++) {
+		t0 = ktime_get_ns();
+		for (k = 0; k < 16; k++)
+			if (cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, s, params, NULL))
+				goto fail;
+		if (cuStreamSynchronize(s))
+			goto fail;
+		t_a[i] = ktime_get_ns() - t0;
+		t0 = ktime_get_ns();
+		if (cuStreamSynchronize(s))
+			goto fail;
+		t_b[i] = ktime_get_ns() - t0;
+	}
+	row("16 launches + sync vs one sync", median(t_a, i), median(t_b, i), "ns", 200, true);
+	return;
+fail:
+	say("bench: async: a call failed\n");
+}
+
+static void bench_copy(CUdeviceptr d)
+{
+	u8 *shm = lake_shm_alloc(COPY_BYTES), *src = vmalloc(COPY_BYTES), *dst = vmalloc(COPY_BYTES);
+	u64 t0, lake_ns, memcpy_ns;
+	int i;
+
+	if (!shm || !src || !dst) {
+		say("bench: copy: no memory\n");
+		goto out;
+	}
+	memset(shm, 0x5a, COPY_BYTES);
+	memset(src, 0x5a, COPY_BYTES);
+	for (i = 0; i < COPY_ROUNDS; i++) {
+		t0 = ktime_get_ns();
+		if (cuMemcpyHtoD(d, shm, COPY_BYTES) || cuMemcpyDtoH(shm, d, COPY_BYTES)) {
+			say("bench: copy: a call failed\n");
+			goto out;
+		}
+		t_a[i] = ktime_get_ns() - t0;
+		t0 = ktime_get_ns();
+		memcpy(dst, src, COPY_BYTES);
+		memcpy(src, dst, COPY_BYTES);
+		t_b[i] = ktime_get_ns() - t0;
+	}
+	lake_ns = median(t_a, COPY_ROUNDS);
+	memcpy_ns = median(t_b, COPY_ROUNDS);
+	/* Throughput ratio = time ratio inverted: lake MB/s over memcpy MB/s. */
+	say("bench: copy 1 MiB there and back: lake %llu MB/s, memcpy %llu MB/s\n",
+	    div64_u64(2ULL * COPY_BYTES * 1000, lake_ns), div64_u64(2ULL * COPY_BYTES * 1000, memcpy_ns));
+	row("1 MiB copy throughput vs memcpy", memcpy_ns, lake_ns, "ns", 50, false);
+out:
+	vfree(src);
+	vfree(dst);
+	if (shm)
+		lake_shm_free(shm);
+}
+
+static void cmd_run(void)
+{
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr d;
+	CUstream s;
+
+	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
+	    cuModuleGetFunction(&fn, mod, "vadd") || cuMemAlloc(&d, COPY_BYTES) ||
+	    cuStreamCreate(&s, 0)) {
+		say("bench: setup failed (is laked running?)\n");
+		return;
+	}
+	bench_null_call();
+	bench_async(fn, d, s);
+	bench_copy(d);
+	cuStreamDestroy(s);
+	cuMemFree(d);
+	cuModuleUnload(mod);
+	cuCtxDestroy(ctx);
+}
+
+static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	mutex_lock(&lock);
+	out_len = 0;
+	out[0] = '\0';
+	cmd_run();
+	mutex_unlock(&lock);
+	return len;
+}
+
+static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, out, out_len);
+	mutex_unlock(&lock);
+	return ret;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.read = ctl_read,
+	.write = ctl_write,
+	.llseek = default_llseek,
+};
+
+static int __init bench_init(void)
+{
+	file = debugfs_create_file("bench", 0600, lake_debugfs_dir(), NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove(file);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("lake: lakelib benchmarks, run in the test guest");
