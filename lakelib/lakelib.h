@@ -70,6 +70,14 @@ bool lake_funcs_layout(u64 func, struct lake_wire_get_function_res *out);
 void lake_funcs_forget_module(u64 module);
 void lake_funcs_reset(void);
 
+/* fallback.c, features.c: the policy and registry glue */
+void lake_fallback_init(void);
+void lake_fallback_exit(void);
+/* laked registered, went or reported load: tell every policy. Sleepless. */
+void lake_fallback_notify(void);
+void lake_features_init(void);
+void lake_features_exit(void);
+
 /* stats.c */
 struct lake_stats {
 	atomic64_t calls[LAKE_API_COUNT];

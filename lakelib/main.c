@@ -29,13 +29,17 @@ static int __init lakelib_init(void)
 	ret = lake_stats_init();
 	if (ret)
 		goto err_rpc;
+	lake_fallback_init();
+	lake_features_init();
 	ret = lake_nl_init();
 	if (ret)
-		goto err_stats;
+		goto err_glue;
 	pr_info("ready; waiting for laked on genl family \"%s\"\n", LAKE_GENL_NAME);
 	return 0;
 
-err_stats:
+err_glue:
+	lake_features_exit();
+	lake_fallback_exit();
 	lake_stats_exit();
 err_rpc:
 	lake_rpc_exit();
@@ -45,6 +49,8 @@ err_rpc:
 static void __exit lakelib_exit(void)
 {
 	lake_nl_exit();
+	lake_features_exit();
+	lake_fallback_exit();
 	lake_stats_exit();
 	lake_rpc_exit();
 	lake_funcs_reset();

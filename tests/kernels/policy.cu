@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernels of the CPU-fallback VM case: an integer vector add that a kernel
+ * module can check bit for bit against its own CPU path, and a busy loop
+ * that a second client runs to load the device.
+ */
+#include <lake/kernel.h>
+
+LAKE_KERNEL(iadd, (const unsigned int *, a), (const unsigned int *, b),
+	    (unsigned int *, c), (int, n))
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
+
+/* iters steps of an LCG per thread: work the compiler cannot fold away. */
+LAKE_KERNEL(spin, (unsigned long long, iters), (unsigned int *, out))
+{
+	unsigned int x = blockIdx.x;
+	unsigned long long i;
+
+	for (i = 0; i < iters; i++)
+		x = x * 1664525u + 1013904223u;
+	out[blockIdx.x] = x;
+}
