@@ -33,7 +33,7 @@ FUZZERS :=
 GUEST_PROGS :=
 GUEST_BINS :=
 HOST_KERNELS :=
--include tests/unit/*.mk bench/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk
+-include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-fuzz bench demo clean FORCE
 all: modules user

@@ -10,4 +10,15 @@ inline0=$(stat_of bytes_inline)
 shm0=$(stat_of bytes_shm)
 echo run > /sys/kernel/debug/lake/bench
 cat /sys/kernel/debug/lake/bench
+# laked copies with the C library's memcpy in user space: compare with that too.
+lake_ns=$(sed -n 's/^bench: copy_lake_ns //p' /sys/kernel/debug/lake/bench)
+user_ns=$(memcpy_bench 1048576 20)
+echo "bench: user memcpy 1 MiB there and back: heap<->heap $user_ns ns, lakeshm<->heap $(memcpy_bench 1048576 20 shm) ns"
+set -- $(devcopy)
+echo "bench: host device alone, 1 MiB there and back: $1 ns (memcpy in the same process: $2 ns)"
+if [ -n "$lake_ns" ] && [ "$lake_ns" -gt 0 ]; then
+	r=$((user_ns * 100 / lake_ns))
+	[ $r -ge 50 ] && v=met || v=MISSED
+	echo "bench: 1 MiB copy throughput vs user memcpy   $user_ns ns vs $lake_ns ns  ratio $((r / 100)).$(printf %02d $((r % 100)))  target >=0.50  $v"
+fi
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"

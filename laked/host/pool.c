@@ -116,7 +116,9 @@ int hd_pool_run(const struct lake_kernel_desc *desc, struct lake_dim3 grid,
 	for (pp = &pool.jobs; *pp; pp = &(*pp)->next)
 		;
 	*pp = &j;
-	pthread_cond_broadcast(&pool.work);
+	/* A job of one chunk runs on its submitter alone: waking the pool costs more. */
+	if (j.nblocks > j.chunk)
+		pthread_cond_broadcast(&pool.work);
 	while (j.next_block < j.nblocks)
 		run_chunk(&j);
 	while (j.running)
