@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device memory: allocation, copies and memsets. Every device range must lie
+ * inside one live allocation made through laked, every region range inside
+ * the shared region, before the driver sees either.
+ *
+ * Copies name their host side as a region offset (LAKE_WIRE_SHM), or carry
+ * it in the record (LAKE_WIRE_INLINE): host-to-device data in the request,
+ * device-to-host data in the reply. Async host-to-device data is staged
+ * (staging.h). An inline async device-to-host copy waits for its stream,
+ * since the data must be in the reply; an error of earlier work on that
+ * stream is then its result.
+ *
+ * The driver layer has no async memset. On the default stream the
+ * synchronous one orders the same way (both are legacy-stream work); on
+ * another stream the memset becomes async copies of a staged pattern.
+ */
+#include "dispatch.h"
+
+#define MEMSET_CHUNK	(1U << 20)
+
+static CUresult check_range(struct laked *d, struct laked_call *c, u64 dptr, u64 bytes)
+{
+	if (laked_alloc_find(&d->allocs, dptr, bytes))
+		return CUDA_SUCCESS;
+	return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+			    "device range %#llx+%llu is not inside a live allocation",
+			    (unsigned long long)dptr, (unsigned long long)bytes);
+}
+
+static void track(struct laked *d, struct laked_call *c, struct laked_alloc *a, u64 dptr,
+		  u64 bytes)
+{
+	unsigned int stale;
+
+	a->dptr = dptr;
+	a->bytes = bytes;
+	a->ctx = c->ctx->handle;
+	stale = laked_alloc_insert(&d->allocs, a);
+	if (stale)
+		laked_log(LOG_WARNING, "%s: %u stale allocation records overlapped %#llx+%llu",
+			  c->name, stale, (unsigned long long)dptr, (unsigned long long)bytes);
+}
+
+CUresult laked_call_mem_alloc(struct laked *d, struct laked_call *c)
+{
+	u64 bytes = c->req->args.size.bytes;
+	struct laked_alloc *a = laked_alloc_new(&d->allocs);
+	CUdeviceptr p;
+	CUresult r;
+
+	if (!a)
+		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "allocation table full");
+	r = d->drv->cuMemAlloc(&p, bytes);
+	if (r) {
+		free(a);
+		return r;
+	}
+	track(d, c, a, p, bytes);
+	c->rep.res.handle.handle = p;
+	return CUDA_SUCCESS;
+}
+
+CUresult laked_call_mem_alloc_pitch(struct laked *d, struct laked_call *c)
+{
+	const struct lake_wire_mem_alloc_pitch_args *args = &c->req->args.mem_alloc_pitch;
+	struct laked_alloc *a = laked_alloc_new(&d->allocs);
+	size_t pitch;
+	CUdeviceptr p;
+	u64 bytes;
+	CUresult r;
+
+	if (!a)
+		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "allocation table full");
+	r = d->drv->cuMemAllocPitch(&p, &pitch, args->width, args->height, args->elem_size);
+	if (r) {
+		free(a);
+		return r;
+	}
+	if (__builtin_mul_overflow((u64)pitch, args->height, &bytes)) {
+		d->drv->cuMemFree(p);
+		free(a);
+		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "pitch %zu x %llu overflows",
+				    pitch, (unsigned long long)args->height);
+	}
+	track(d, c, a, p, bytes);
+	c->rep.res.pair.first = p;
+	c->rep.res.pair.second = pitch;
+	return CUDA_SUCCESS;
+}
+
+CUresult laked_call_mem_free(struct laked *d, struct laked_call *c)
+{
+	u64 dptr = c->req->args.handle.handle;
+	struct laked_alloc *a = laked_alloc_exact(&d->allocs, dptr);
+	CUresult r;
+
+	if (!a)
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+				    "%#llx is not the start of a live allocation",
+				    (unsigned long long)dptr);
+	r = d->drv->cuMemFree(dptr);
+	if (!r)
+		laked_alloc_del(&d->allocs, a);
+	return r;
+}
+
+CUresult laked_call_mem_get_info(struct laked *d, struct laked_call *c)
+{
+	size_t free_bytes = 0, total = 0;
+	CUresult r = d->drv->cuMemGetInfo(&free_bytes, &total);
+
+	c->rep.res.pair.first = free_bytes;
+	c->rep.res.pair.second = total;
+	return r;
+}
+
+static CUresult staging_full(struct laked_call *c)
+{
+	return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY,
+			    "over %llu bytes staged for async calls: synchronize",
+			    LAKED_STAGING_MAX);
+}
+
+/* The host side of a copy: the region, the request's tail or the reply buffer. */
+static CUresult host_side(struct laked *d, struct laked_call *c, bool htod, bool async,
+			  void **host)
+{
+	const struct lake_wire_memcpy_args *a = &c->req->args.memcpy;
+	u64 stream = c->stream ? c->stream->handle : 0;
+
+	if (a->where == LAKE_WIRE_SHM) {
+		if (!d->region)
+			return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "no shared region");
+		if (a->shm_off > d->region_size || a->bytes > d->region_size - a->shm_off)
+			return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+					    "region range %#llx+%llu is outside the region",
+					    (unsigned long long)a->shm_off,
+					    (unsigned long long)a->bytes);
+		*host = d->region + a->shm_off;
+		return CUDA_SUCCESS;
+	}
+	*host = d->tail;
+	if (!htod || !a->bytes)
+		return CUDA_SUCCESS;
+	*host = (void *)c->req->tail;
+	if (!async)
+		return CUDA_SUCCESS;
+	*host = laked_stage(&d->staged, c->ctx->handle, stream, (u32)a->bytes);
+	if (!*host)
+		return staging_full(c);
+	memcpy(*host, c->req->tail, a->bytes);
+	return CUDA_SUCCESS;
+}
+
+CUresult laked_call_memcpy(struct laked *d, struct laked_call *c)
+{
+	const struct lake_wire_memcpy_args *a = &c->req->args.memcpy;
+	struct lake_driver *drv = d->drv;
+	u16 api = c->req->api;
+	bool htod = api == LAKE_API_MEMCPY_HTOD || api == LAKE_API_MEMCPY_HTOD_ASYNC;
+	bool async = api == LAKE_API_MEMCPY_HTOD_ASYNC || api == LAKE_API_MEMCPY_DTOH_ASYNC;
+	void *host = NULL;
+	CUresult r;
+
+	r = check_range(d, c, a->dptr, a->bytes);
+	if (!r)
+		r = host_side(d, c, htod, async, &host);
+	if (r)
+		return r;
+	switch (api) {
+	case LAKE_API_MEMCPY_HTOD:
+		return drv->cuMemcpyHtoD(a->dptr, host, a->bytes);
+	case LAKE_API_MEMCPY_HTOD_ASYNC:
+		return drv->cuMemcpyHtoDAsync(a->dptr, host, a->bytes, c->cu_stream);
+	case LAKE_API_MEMCPY_DTOH:
+		r = drv->cuMemcpyDtoH(host, a->dptr, a->bytes);
+		break;
+	default:
+		r = drv->cuMemcpyDtoHAsync(host, a->dptr, a->bytes, c->cu_stream);
+		if (r || a->where != LAKE_WIRE_INLINE)
+			return r;
+		r = drv->cuStreamSynchronize(c->cu_stream);
+		laked_unstage(&d->staged, c->ctx->handle, c->stream ? c->stream->handle : 0);
+		break;
+	}
+	if (!r && a->where == LAKE_WIRE_INLINE) {
+		c->rep.tail = d->tail;
+		c->rep.tail_len = (u32)a->bytes;
+	}
+	return r;
+}
+
+/*
+ * An async memset on a stream: async copies from a pattern staged once,
+ * MEMSET_CHUNK bytes at most, which every piece of the range reuses.
+ */
+static CUresult memset_on_stream(struct laked *d, struct laked_call *c, u64 bytes, bool d32)
+{
+	const struct lake_wire_memset_args *a = &c->req->args.memset;
+	u32 chunk = bytes < MEMSET_CHUNK ? (u32)bytes : MEMSET_CHUNK, i;
+	CUresult r = CUDA_SUCCESS;
+	u8 *pattern;
+	u64 off;
+
+	if (d32 && a->dptr % 4)
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "unaligned pointer");
+	if (!bytes)
+		return CUDA_SUCCESS;
+	pattern = laked_stage(&d->staged, c->ctx->handle, c->stream->handle, chunk);
+	if (!pattern)
+		return staging_full(c);
+	if (d32) {
+		for (i = 0; i < chunk; i += 4)
+			memcpy(pattern + i, &a->value, 4);
+	} else {
+		memset(pattern, (int)a->value, chunk);
+	}
+	for (off = 0; off < bytes && !r; off += chunk)
+		r = d->drv->cuMemcpyHtoDAsync(a->dptr + off, pattern,
+					      bytes - off < chunk ? bytes - off : chunk,
+					      c->cu_stream);
+	return r;
+}
+
+CUresult laked_call_memset(struct laked *d, struct laked_call *c)
+{
+	const struct lake_wire_memset_args *a = &c->req->args.memset;
+	u16 api = c->req->api;
+	bool d32 = api == LAKE_API_MEMSET_D32 || api == LAKE_API_MEMSET_D32_ASYNC;
+	bool async = api == LAKE_API_MEMSET_D8_ASYNC || api == LAKE_API_MEMSET_D32_ASYNC;
+	CUresult r;
+	u64 bytes;
+
+	if (d32 && a->count > UINT64_MAX / 4)
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "count %llu overflows",
+				    (unsigned long long)a->count);
+	bytes = d32 ? a->count * 4 : a->count;
+	r = check_range(d, c, a->dptr, bytes);
+	if (r)
+		return r;
+	if (async && c->stream)
+		return memset_on_stream(d, c, bytes, d32);
+	if (d32)
+		return d->drv->cuMemsetD32(a->dptr, a->value, a->count);
+	return d->drv->cuMemsetD8(a->dptr, (unsigned char)a->value, a->count);
+}

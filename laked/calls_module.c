@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Modules, functions and launches.
+ *
+ * cuModuleLoad paths are relative to --module-dir: an absolute path or a
+ * ".." component is refused with CUDA_ERROR_FILE_NOT_FOUND (there is no
+ * such file under the directory), so the kernel can only name files the
+ * administrator put there (on the host device, loading one runs its code
+ * inside laked).
+ *
+ * cuModuleGetFunction answers with the function's parameter layout, read
+ * with cuFuncGetParamInfo (DESIGN.md, decision 7), and laked keeps it: a
+ * launch's packed parameter buffer must cover it, and is handed to the
+ * driver in the `extra` form, which both devices accept.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include "dispatch.h"
+
+#define LOG_STR		128
+
+static CUresult module_path(struct laked *d, struct laked_call *c, char *path, size_t size)
+{
+	const char *rel = c->req->tail, *p = rel;
+	char safe[LOG_STR];
+	size_t n;
+
+	if (rel[0] == '/')
+		return laked_refuse(c, CUDA_ERROR_FILE_NOT_FOUND, "absolute module path \"%s\"",
+				    laked_log_str(safe, sizeof(safe), rel));
+	while (*p) {
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return laked_refuse(c, CUDA_ERROR_FILE_NOT_FOUND,
+					    "module path \"%s\" has a \"..\" component",
+					    laked_log_str(safe, sizeof(safe), rel));
+		p += n;
+		if (*p)
+			p++;
+	}
+	if ((size_t)snprintf(path, size, "%s/%s", d->module_dir, rel) >= size)
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "module path too long");
+	return CUDA_SUCCESS;
+}
+
+CUresult laked_call_module_load(struct laked *d, struct laked_call *c)
+{
+	char path[PATH_MAX], safe[LOG_STR];
+	struct laked_obj *o;
+	CUmodule mod;
+	CUresult r;
+
+	r = module_path(d, c, path, sizeof(path));
+	if (r)
+		return r;
+	o = laked_obj_alloc(&d->handles);
+	if (!o)
+		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "handle table full");
+	r = d->drv->cuModuleLoad(&mod, path);
+	if (r) {
+		laked_log(LOG_WARNING, "cuModuleLoad(\"%s\"): %s",
+			  laked_log_str(safe, sizeof(safe), path), laked_cu_name(r));
+		laked_obj_free(&d->handles, o);
+		return r;
+	}
+	laked_obj_publish(&d->handles, o, LAKED_MODULE, c->ctx->handle, mod);
+	c->rep.res.handle.handle = o->handle;
+	return CUDA_SUCCESS;
+}
+
+CUresult laked_call_module_unload(struct laked *d, struct laked_call *c)
+{
+	u64 handle = c->req->args.handle.handle;
+	struct laked_obj *mod = laked_ctx_obj(d, c, handle, LAKED_MODULE), *o;
+	u32 cursor = 0;
+	CUresult r;
+
+	if (!mod)
+		return laked_refuse(c, CUDA_ERROR_INVALID_HANDLE, "module %#llx is not live here",
+				    (unsigned long long)handle);
+	r = d->drv->cuModuleUnload(mod->drv);
+	if (r)
+		return r;
+	while ((o = laked_obj_next(&d->handles, &cursor)))
+		if (o->type == LAKED_FUNCTION && o->module == handle)
+			laked_obj_free(&d->handles, o);
+	laked_obj_free(&d->handles, mod);
+	return CUDA_SUCCESS;
+}
+
+/* Ascending, disjoint, non-empty, within the parameter space: what the wire carries. */
+static CUresult read_layout(struct laked *d, struct laked_call *c, CUfunction fn,
+			    struct laked_layout *l)
+{
+	size_t off, size;
+	CUresult r;
+	u32 i;
+
+	for (i = 0; i <= LAKE_WIRE_MAX_PARAMS; i++) {
+		r = d->drv->cuFuncGetParamInfo(fn, i, &off, &size);
+		if (r == CUDA_ERROR_INVALID_VALUE)
+			break;
+		if (r)
+			return r;
+		if (i == LAKE_WIRE_MAX_PARAMS)
+			return laked_refuse(c, CUDA_ERROR_NOT_SUPPORTED,
+					    "kernel has more than %d parameters",
+					    LAKE_WIRE_MAX_PARAMS);
+		if (!size || off < l->end || off > LAKE_WIRE_MAX_PARAM_BYTES ||
+		    size > LAKE_WIRE_MAX_PARAM_BYTES - off)
+			return laked_refuse(c, CUDA_ERROR_NOT_SUPPORTED,
+					    "parameter %u at %zu+%zu breaks the layout rules",
+					    i, off, size);
+		l->param[i].offset = (u32)off;
+		l->param[i].size = (u32)size;
+		l->end = (u32)(off + size);
+	}
+	l->count = i;
+	return CUDA_SUCCESS;
+}
+
+/* The handle already issued for @fn of @mod: CUDA gives one handle per name. */
+static struct laked_obj *known_function(struct laked *d, u64 mod, CUfunction fn)
+{
+	struct laked_obj *o;
+	u32 cursor = 0;
+
+	while ((o = laked_obj_next(&d->handles, &cursor)))
+		if (o->type == LAKED_FUNCTION && o->module == mod && o->drv == fn)
+			return o;
+	return NULL;
+}
+
+CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
+{
+	struct lake_wire_get_function_res *res = &c->rep.res.get_function;
+	u64 handle = c->req->args.handle.handle;
+	struct laked_obj *mod, *o, *known;
+	struct laked_layout *l;
+	CUfunction fn;
+	CUresult r;
+
+	mod = laked_ctx_obj(d, c, handle, LAKED_MODULE);
+	if (!mod)
+		return laked_refuse(c, CUDA_ERROR_INVALID_HANDLE, "module %#llx is not live here",
+				    (unsigned long long)handle);
+	o = laked_obj_alloc(&d->handles);
+	l = calloc(1, sizeof(*l));
+	r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!o || !l)
+		goto err;
+	r = d->drv->cuModuleGetFunction(&fn, mod->drv, c->req->tail);
+	if (r)
+		goto err;
+	known = known_function(d, handle, fn);
+	if (known) {
+		laked_obj_free(&d->handles, o);
+		free(l);
+		o = known;
+		l = known->layout;
+	} else {
+		r = read_layout(d, c, fn, l);
+		if (r)
+			goto err;
+		laked_obj_publish(&d->handles, o, LAKED_FUNCTION, c->ctx->handle, fn);
+		o->module = handle;
+		o->layout = l;
+	}
+	res->func = o->handle;
+	res->count = l->count;
+	memcpy(res->param, l->param, sizeof(res->param));
+	return CUDA_SUCCESS;
+
+err:
+	if (o)
+		laked_obj_free(&d->handles, o);
+	free(l);
+	return r;
+}
+
+CUresult laked_call_launch_kernel(struct laked *d, struct laked_call *c)
+{
+	const struct lake_wire_launch_args *a = &c->req->args.launch;
+	struct laked_obj *fn = laked_ctx_obj(d, c, a->func, LAKED_FUNCTION);
+	size_t size;
+	void *extra[] = {
+		CU_LAUNCH_PARAM_BUFFER_POINTER, d->params,
+		CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+		CU_LAUNCH_PARAM_END,
+	};
+
+	if (!fn)
+		return laked_refuse(c, CUDA_ERROR_INVALID_HANDLE, "function %#llx is not live here",
+				    (unsigned long long)a->func);
+	if (c->req->tail_len < fn->layout->end)
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+				    "%u parameter bytes, the function's layout needs %u",
+				    c->req->tail_len, fn->layout->end);
+	size = fn->layout->end;
+	if (size)
+		memcpy(d->params, c->req->tail, size);
+	return d->drv->cuLaunchKernel(fn->drv, a->grid[0], a->grid[1], a->grid[2],
+				      a->block[0], a->block[1], a->block[2],
+				      a->shared_mem_bytes, c->cu_stream, NULL, extra);
+}

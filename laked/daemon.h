@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The parts of laked around the dispatcher, one file each: the shared
+ * region (shm.c), the netlink socket (netlink.c), load reports (load.c) and
+ * the sandbox (sandbox.c). main.c sets them up in that order, enters the
+ * sandbox, and serves until SIGTERM or SIGINT.
+ */
+#ifndef LAKED_DAEMON_H
+#define LAKED_DAEMON_H
+
+#include <lake/genl.h>
+#include "laked/laked.h"
+
+/* shm.c: /dev/lake_shm mapped, and pinned for DMA on the CUDA driver. */
+struct laked_shm {
+	void *map;			/* NULL: no region */
+	u64 size;
+	struct lake_driver *pinned_by;	/* NULL: not pinned */
+	CUcontext pin_ctx;
+};
+
+/* 0, -ENOENT when the device is absent (laked then runs without a region), or -errno. */
+int laked_shm_open(struct laked_shm *shm);
+/* CUDA only: cuMemHostRegister the region. Failure is logged; copies then stage. */
+void laked_shm_pin(struct laked_shm *shm, struct lake_driver *drv);
+/* Unpin (before the driver closes) and unmap. */
+void laked_shm_close(struct laked_shm *shm);
+
+/* netlink.c: the "lake" genl family as laked speaks it. */
+struct laked_nl;
+
+/* Socket, family lookup and buffers; 0 or -errno (-ENOENT: no "lake" family). */
+int laked_nl_open(struct laked_nl **out, struct laked *d);
+/* LAKE_CMD_REGISTER and its answer: 0 or the kernel's -errno (-EBUSY, -EPERM). */
+int laked_nl_register(struct laked_nl *nl, const char *device);
+int laked_nl_fd(const struct laked_nl *nl);
+/* Serve the CALL messages waiting; 0, or -errno when the socket failed. */
+int laked_nl_receive(struct laked_nl *nl);
+int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load);
+void laked_nl_unregister(struct laked_nl *nl);
+void laked_nl_close(struct laked_nl *nl);
+
+/* load.c: a LAKE_A_LOAD report for the last @period_ms; 0 or -errno. */
+int laked_load_sample(struct laked *d, struct lake_driver *drv, u32 period_ms,
+		      struct lake_genl_load *out);
+
+/* sandbox.c */
+enum laked_sandbox {
+	LAKED_SANDBOX_KILL,	/* a syscall outside the allowlist kills laked */
+	LAKED_SANDBOX_LOG,	/* ... is only logged by the kernel's audit: for finding needs */
+};
+
+/* no_new_privs and the seccomp allowlist for @drv; 0 or -errno. */
+int laked_sandbox_enter(const struct lake_driver *drv, enum laked_sandbox mode);
+
+#endif /* LAKED_DAEMON_H */

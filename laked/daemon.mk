@@ -1,0 +1,24 @@
+# laked, the daemon: its dispatcher (testable without netlink), the netlink
+# loop, the shared region and the sandbox. Included by the top Makefile
+# after tests/unit/laked.mk, whose LAKED_DRIVER_SRCS (the device layer) it
+# builds on. See laked/laked.h.
+
+LAKED_CORE_SRCS = laked/dispatch.c laked/handles.c laked/allocs.c laked/staging.c \
+	laked/calls_device.c laked/calls_module.c laked/calls_mem.c laked/calls_stream.c \
+	laked/log.c lakelib/wire.c lakelib/wire_api.c $(LAKED_DRIVER_SRCS)
+LAKED_SRCS = laked/main.c laked/netlink.c laked/shm.c laked/sandbox.c laked/load.c \
+	$(LAKED_CORE_SRCS)
+
+UNIT_TESTS += dispatch
+UNIT_SRCS_dispatch = $(LAKED_CORE_SRCS) tests/unit/dispatch_util.c tests/unit/dispatch_mem.c
+UNIT_LIBS_dispatch := -ldl -lpthread
+
+# Linked dynamically: the initramfs carries its shared libraries.
+GUEST_BINS += $(BUILD)/guest/laked
+$(BUILD)/guest/laked: $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $(NL_CFLAGS) $(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
+
+UNIT_TESTS += sandbox
+UNIT_SRCS_sandbox = $(LAKED_CORE_SRCS) laked/sandbox.c tests/unit/dispatch_util.c
+UNIT_LIBS_sandbox := -lseccomp -ldl -lpthread

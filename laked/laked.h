@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * laked's dispatcher: what turns a LAKE_CMD_CALL blob into driver calls and
+ * reply records. It knows nothing of netlink, so tests and the fuzzer drive
+ * it with blobs they build themselves and collect the replies in memory.
+ *
+ * Every byte of a blob is untrusted (DESIGN.md, decision 11). Records run in
+ * order, one at a time, on the calling thread; the driver's "current
+ * context" is that thread's, so one dispatcher must stay on one thread.
+ */
+#ifndef LAKED_LAKED_H
+#define LAKED_LAKED_H
+
+#include <lake/wire.h>
+#include "laked/driver.h"
+
+#define LAKED_MODULE_DIR	"/usr/lib/lake/kernels"
+
+struct laked;
+
+/*
+ * Where replies go. flush takes a blob of one or more reply records, at most
+ * LAKE_GENL_RECORDS_MAX bytes, valid only during the call; 0 or -errno.
+ */
+struct laked_reply_sink {
+	int (*flush)(struct laked_reply_sink *sink, const void *blob, u32 len);
+};
+
+struct laked_config {
+	struct lake_driver *drv;
+	const char *module_dir;		/* cuModuleLoad paths resolve under it */
+	void *region;			/* the shared region's mapping; NULL: none */
+	u64 region_size;
+	/*
+	 * Instance tag in every handle, 24 bits, not 0; 0 here draws one from
+	 * getrandom so handles of a previous daemon are refused.
+	 */
+	u32 tag;
+};
+
+/* 0 or -errno. The config's strings and region must outlive the dispatcher. */
+int laked_init(struct laked **out, const struct laked_config *cfg);
+/* Destroys every context the kernel created (and with it their objects). */
+void laked_fini(struct laked *d);
+
+/*
+ * Run the requests of one blob in order and hand their replies to @sink,
+ * gathered into as few flushes as fit. A malformed record is logged and
+ * answered with CUDA_ERROR_INVALID_VALUE when its header names an API; when
+ * its framing is broken too, the rest of the blob is dropped. Returns 0, or
+ * the first error of the sink (records still run).
+ */
+int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
+			struct laked_reply_sink *sink);
+
+/*
+ * Device memory in use, from cuMemGetInfo in any live context: 0, or
+ * -ENOENT when the kernel has none, -EIO when the driver fails.
+ */
+int laked_mem_info(struct laked *d, u64 *used, u64 *total);
+
+#endif /* LAKED_LAKED_H */

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * laked: runs the CUDA driver calls that kernel modules make through
+ * lakelib.ko. Setup in this order: the device (the CUDA driver or the host
+ * device), the shared region, the dispatcher, the netlink socket and its
+ * registration; then the sandbox, and the serving loop until SIGTERM or
+ * SIGINT, which unregisters and tears down in reverse order.
+ *
+ * laked stays in the foreground and logs to stderr, or with --syslog to
+ * syslog: a service manager supervises it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <lake/shm_uapi.h>
+#include "daemon.h"
+#include "log.h"
+
+#define LOAD_PERIOD_MS_DEFAULT	10
+#define LOAD_PERIOD_MS_MAX	60000
+
+struct options {
+	const char *device;
+	const char *module_dir;
+	u32 load_period_ms;
+	bool syslog, sandbox, sandbox_log, test_kill, verbose;
+};
+
+enum {
+	OPT_DEVICE = 256,
+	OPT_MODULE_DIR,
+	OPT_LOAD_PERIOD,
+	OPT_SYSLOG,
+	OPT_FOREGROUND,
+	OPT_NO_SANDBOX,
+	OPT_SANDBOX_LOG,
+	OPT_TEST_KILL,
+};
+
+static const struct option longopts[] = {
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "module-dir", required_argument, NULL, OPT_MODULE_DIR },
+	{ "load-period-ms", required_argument, NULL, OPT_LOAD_PERIOD },
+	{ "syslog", no_argument, NULL, OPT_SYSLOG },
+	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
+	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "sandbox-log", no_argument, NULL, OPT_SANDBOX_LOG },
+	{ "test-seccomp-kill", no_argument, NULL, OPT_TEST_KILL },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+static const char usage[] =
+	"usage: laked [options]\n"
+	"Serve the CUDA driver calls of kernel modules made through lakelib.ko.\n\n"
+	"  --device=auto|cuda|host  device to run calls on (auto: CUDA when usable)\n"
+	"  --module-dir DIR         where cuModuleLoad paths resolve (" LAKED_MODULE_DIR ")\n"
+	"  --load-period-ms N       load report period, 1..60000 (default 10)\n"
+	"  --syslog                 log to syslog instead of stderr\n"
+	"  --foreground             stay in the foreground (the default)\n"
+	"  --no-sandbox             no seccomp filter: debugging only\n"
+	"  --sandbox-log            log syscalls outside the allowlist instead of dying\n"
+	"  --test-seccomp-kill      make a forbidden syscall once sandboxed (tests)\n"
+	"  -v, --verbose            log every failed call\n"
+	"  -h, --help               this text\n";
+
+/* 0: run; 1: help was printed; -1: bad usage. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	unsigned long n;
+	char *end;
+	int c;
+
+	*o = (struct options){
+		.device = "auto",
+		.module_dir = LAKED_MODULE_DIR,
+		.load_period_ms = LOAD_PERIOD_MS_DEFAULT,
+		.sandbox = true,
+	};
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DEVICE:
+			o->device = optarg;
+			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
+			    strcmp(optarg, "host"))
+				goto bad;
+			break;
+		case OPT_MODULE_DIR:
+			o->module_dir = optarg;
+			break;
+		case OPT_LOAD_PERIOD:
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || !n || n > LOAD_PERIOD_MS_MAX)
+				goto bad;
+			o->load_period_ms = (u32)n;
+			break;
+		case OPT_SYSLOG:
+			o->syslog = true;
+			break;
+		case OPT_FOREGROUND:
+			break;
+		case OPT_NO_SANDBOX:
+			o->sandbox = false;
+			break;
+		case OPT_SANDBOX_LOG:
+			o->sandbox_log = true;
+			break;
+		case OPT_TEST_KILL:
+			o->test_kill = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			goto bad;
+		}
+	}
+	/* The sandbox options mean nothing without the sandbox. */
+	if (optind == argc && (o->sandbox || (!o->test_kill && !o->sandbox_log)))
+		return 0;
+bad:
+	fputs(usage, stderr);
+	return -1;
+}
+
+static int open_driver(const char *which, struct lake_driver **drv)
+{
+	int ret;
+
+	if (!strcmp(which, "host"))
+		ret = lake_driver_open_host(drv, NULL);
+	else if (!strcmp(which, "cuda"))
+		ret = lake_driver_open_cuda(drv);
+	else
+		ret = lake_driver_open_auto(drv, NULL);
+	if (ret) {
+		laked_log(LOG_ERR, "cannot open the %s device: %s (%s)", which,
+			  lake_driver_last_error(), strerrorname_np(-ret));
+		return ret;
+	}
+	if (!strcmp(which, "auto") && !strcmp((*drv)->name, "host"))
+		laked_log(LOG_INFO, "device: host, since CUDA is not usable: %s",
+			  lake_driver_last_error());
+	else
+		laked_log(LOG_INFO, "device: %s", (*drv)->name);
+	return 0;
+}
+
+/* cuInit, and what LAKE_A_DEVICE says: "host" or "cuda:<device name>". */
+static int describe_device(struct lake_driver *drv, char *out, size_t size)
+{
+	char name[LAKE_GENL_DEVICE_MAX - sizeof("cuda:")] = "";
+	CUdevice dev;
+	CUresult r;
+
+	r = drv->cuInit(0);
+	if (!r && !strcmp(drv->name, "cuda")) {
+		r = drv->cuDeviceGet(&dev, 0);
+		if (!r)
+			r = drv->cuDeviceGetName(name, sizeof(name), dev);
+	}
+	if (r) {
+		laked_log(LOG_ERR, "%s device: cuInit/cuDeviceGetName: %s", drv->name,
+			  laked_cu_name(r));
+		return -ENODEV;
+	}
+	snprintf(out, size, "%s%s%s", drv->name, name[0] ? ":" : "", name);
+	return 0;
+}
+
+static int open_region(struct laked_shm *shm, struct lake_driver *drv)
+{
+	int ret = laked_shm_open(shm);
+
+	if (ret == -ENOENT) {
+		laked_log(LOG_WARNING, "no /dev/%s (is lakeshm.ko loaded?): copies through the shared region will fail with CUDA_ERROR_INVALID_VALUE",
+			  LAKE_SHM_DEVICE);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	laked_log(LOG_INFO, "shared region: %llu KiB", (unsigned long long)shm->size >> 10);
+	laked_shm_pin(shm, drv);
+	return 0;
+}
+
+static void registration_failed(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		laked_log(LOG_ERR, "registration refused (EBUSY): another laked is registered");
+		break;
+	case -EPERM:
+		laked_log(LOG_ERR, "registration refused (EPERM): laked needs CAP_NET_ADMIN; run it as root");
+		break;
+	default:
+		laked_log(LOG_ERR, "registration failed: %s", strerrorname_np(-err));
+	}
+}
+
+static u64 now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
+}
+
+static void report_load(struct laked *d, struct lake_driver *drv, struct laked_nl *nl,
+			u64 period_ms)
+{
+	struct lake_genl_load load;
+
+	if (period_ms > UINT32_MAX)
+		period_ms = UINT32_MAX;
+	if (!laked_load_sample(d, drv, (u32)period_ms, &load) && laked_nl_send_load(nl, &load))
+		laked_log(LOG_WARNING, "load report not sent");
+}
+
+/*
+ * Calls, signals and load ticks until SIGTERM or SIGINT: 0, or 1 when the
+ * socket failed. A message being served when a signal comes is finished
+ * first; none is read after it.
+ */
+static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
+		 u32 period_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sigfd, .events = POLLIN },
+		{ .fd = laked_nl_fd(nl), .events = POLLIN },
+	};
+	u64 last = now_ms(), next = last + period_ms, now;
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		now = now_ms();
+		if (poll(pfd, 2, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR) {
+			laked_log(LOG_ERR, "poll: %s", strerrorname_np(errno));
+			return 1;
+		}
+		if (pfd[0].revents) {
+			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+				si.ssi_signo = SIGTERM;
+			laked_log(LOG_INFO, "SIG%s: unregistering",
+				  sigabbrev_np((int)si.ssi_signo));
+			return 0;
+		}
+		if (pfd[1].revents && laked_nl_receive(nl))
+			return 1;
+		now = now_ms();
+		if (now >= next) {
+			report_load(d, drv, nl, now - last);
+			last = now;
+			next = now + period_ms;
+		}
+	}
+}
+
+/* The VM test of the sandbox: this must kill laked with SIGSYS. */
+static void forbidden_syscall(void)
+{
+	laked_log(LOG_INFO, "--test-seccomp-kill: calling socket(AF_INET), which the sandbox forbids");
+	socket(AF_INET, SOCK_STREAM, 0);
+	laked_log(LOG_ERR, "--test-seccomp-kill: still alive after a forbidden syscall");
+}
+
+static int block_signals(void)
+{
+	sigset_t set;
+	int fd;
+
+	/* Blocked before the driver starts threads, so only the signalfd sees them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int main(int argc, char **argv)
+{
+	char device[LAKE_GENL_DEVICE_MAX];
+	struct laked_shm shm = {};
+	struct laked_config cfg = {};
+	struct lake_driver *drv;
+	char *module_dir = NULL;
+	struct laked_nl *nl;
+	struct options o;
+	struct laked *d;
+	int sigfd, ret, rc = 1;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	laked_log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+	if (o.syslog) {
+		ret = laked_log_to_syslog();
+		if (ret)
+			laked_log(LOG_WARNING, "cannot reach syslog (%s): logging to stderr",
+				  strerrorname_np(-ret));
+	}
+	sigfd = block_signals();
+	if (sigfd < 0) {
+		laked_log(LOG_ERR, "signalfd: %s", strerrorname_np(-sigfd));
+		goto out;
+	}
+	if (open_driver(o.device, &drv))
+		goto err_sigfd;
+	if (describe_device(drv, device, sizeof(device)) || open_region(&shm, drv))
+		goto err_driver;
+
+	/* Absolute: dlopen of a relative path calls getcwd, which the sandbox forbids. */
+	module_dir = realpath(o.module_dir, NULL);
+	if (!module_dir)
+		laked_log(LOG_WARNING, "module directory %s: %s: cuModuleLoad will fail",
+			  o.module_dir, strerrorname_np(errno));
+	cfg.drv = drv;
+	cfg.module_dir = module_dir ? module_dir : o.module_dir;
+	cfg.region = shm.map;
+	cfg.region_size = shm.size;
+	ret = laked_init(&d, &cfg);
+	if (ret) {
+		laked_log(LOG_ERR, "dispatcher: %s", strerrorname_np(-ret));
+		goto err_shm;
+	}
+	if (laked_nl_open(&nl, d))
+		goto err_laked;
+	ret = laked_nl_register(nl, device);
+	if (ret) {
+		registration_failed(ret);
+		goto err_nl;
+	}
+	laked_log(LOG_INFO, "registered as \"%s\"; modules from %s", device, cfg.module_dir);
+
+	if (o.sandbox) {
+		ret = laked_sandbox_enter(drv, o.sandbox_log ? LAKED_SANDBOX_LOG :
+					  LAKED_SANDBOX_KILL);
+		if (ret) {
+			laked_log(LOG_ERR, "sandbox: %s", strerrorname_np(-ret));
+			goto err_unregister;
+		}
+		laked_log(LOG_INFO, "sandboxed (seccomp, %s)",
+			  o.sandbox_log ? "violations logged" : "violations kill");
+	} else {
+		laked_log(LOG_WARNING, "running without the sandbox (--no-sandbox)");
+	}
+	if (o.test_kill) {
+		forbidden_syscall();
+		goto err_unregister;
+	}
+	rc = serve(d, drv, nl, sigfd, o.load_period_ms);
+
+err_unregister:
+	laked_nl_unregister(nl);
+err_nl:
+	laked_nl_close(nl);
+err_laked:
+	laked_fini(d);
+err_shm:
+	free(module_dir);
+	laked_shm_close(&shm);
+err_driver:
+	lake_driver_close(drv);
+err_sigfd:
+	close(sigfd);
+out:
+	laked_log(rc ? LOG_ERR : LOG_INFO, "exiting (%d)", rc);
+	laked_log_close();
+	return rc;
+}

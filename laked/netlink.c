@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * laked's end of the "lake" Generic Netlink family (lake/genl.h), on libnl.
+ *
+ * The kernel originates the CALL messages, with sequence number 0, so
+ * sequence checks and automatic acks are off; the one request whose answer
+ * matters, REGISTER, asks for an ack and waits for it by sequence number.
+ * Only messages whose source address is the kernel (portid 0) are served:
+ * the source address is set by the kernel, unlike the header's nlmsg_pid.
+ * A CALL's records are copied out of the message inside the callback, since
+ * libnl frees it when nl_recvmsgs returns, and dispatched there; their
+ * replies go out as LAKE_CMD_REPLY messages through the reply sink. A PING
+ * from the kernel is echoed with its value.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include "daemon.h"
+#include "log.h"
+
+#define RCVBUF_BYTES	(4 << 20)	/* bursts of calls while a sync call runs */
+#define SNDBUF_BYTES	(1 << 20)
+#define MSG_BUF_BYTES	(64 << 10)	/* over any message: no MSG_PEEK round trip */
+#define REGISTER_MS	5000
+#define BATCH_RECV	64		/* datagrams per wakeup, so ticks and signals run */
+
+struct laked_nl {
+	struct nl_sock *sk;
+	int family;
+	struct laked *d;
+	struct laked_reply_sink sink;
+	/* The request waiting for its ack: its sequence number, and the answer. */
+	u32 wait_seq;
+	bool waiting;
+	int wait_err;
+	u8 rx[LAKE_GENL_RECORDS_MAX] __attribute__((aligned(8)));
+};
+
+static struct nla_policy policy[LAKE_A_MAX + 1] = {
+	[LAKE_A_RECORDS] = { .type = NLA_UNSPEC, .minlen = 1, .maxlen = LAKE_GENL_RECORDS_MAX },
+	[LAKE_A_VALUE] = { .type = NLA_U64 },
+};
+
+static int send_cmd(struct laked_nl *nl, u8 cmd, int attr, const void *data, u32 len,
+		    int flags, u32 *seq)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	msg = nlmsg_alloc_size(nlmsg_total_size(GENL_HDRLEN + nla_total_size(len)));
+	if (!msg)
+		return -ENOMEM;
+	ret = -EMSGSIZE;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags, cmd,
+			 LAKE_GENL_VERSION))
+		goto out;
+	if (attr && nla_put(msg, attr, (int)len, data) < 0)
+		goto out;
+	ret = nl_send_auto(nl->sk, msg);
+	if (ret < 0) {
+		laked_log(LOG_ERR, "sending command %u: %s", cmd, nl_geterror(ret));
+		ret = -EIO;
+		goto out;
+	}
+	if (seq)
+		*seq = nlmsg_hdr(msg)->nlmsg_seq;
+	ret = 0;
+out:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int send_replies(struct laked_reply_sink *sink, const void *blob, u32 len)
+{
+	struct laked_nl *nl = container_of(sink, struct laked_nl, sink);
+
+	return send_cmd(nl, LAKE_CMD_REPLY, LAKE_A_RECORDS, blob, len, 0, NULL);
+}
+
+/* The records are copied out: libnl frees the message when nl_recvmsgs returns. */
+static void serve_call(struct laked_nl *nl, struct nlattr *records)
+{
+	u32 len;
+
+	if (!records) {
+		laked_log(LOG_WARNING, "call without records ignored");
+		return;
+	}
+	len = (u32)nla_len(records);
+	if (len > sizeof(nl->rx))
+		return;
+	memcpy(nl->rx, nla_data(records), len);
+	laked_dispatch_blob(nl->d, nl->rx, len, &nl->sink);
+}
+
+/* lakelib's lake_ping(): the same command and value back. */
+static void echo_ping(struct laked_nl *nl, struct nlattr *value)
+{
+	u64 v = value ? nla_get_u64(value) : 0;
+
+	send_cmd(nl, LAKE_CMD_PING, LAKE_A_VALUE, &v, sizeof(v), 0, NULL);
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct laked_nl *nl = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *attrs[LAKE_A_MAX + 1];
+	struct genlmsghdr *gh;
+	int ret;
+
+	if (nlmsg_get_src(msg)->nl_pid) {
+		laked_log(LOG_WARNING, "message from portid %u ignored: not the kernel",
+			  nlmsg_get_src(msg)->nl_pid);
+		return NL_SKIP;
+	}
+	if (nlh->nlmsg_type != nl->family)
+		return NL_SKIP;
+	ret = genlmsg_parse(nlh, 0, attrs, LAKE_A_MAX, policy);
+	if (ret < 0) {
+		laked_log(LOG_WARNING, "unparsable message from the kernel: %s", nl_geterror(ret));
+		return NL_SKIP;
+	}
+	gh = nlmsg_data(nlh);
+	switch (gh->cmd) {
+	case LAKE_CMD_CALL:
+		serve_call(nl, attrs[LAKE_A_RECORDS]);
+		break;
+	case LAKE_CMD_PING:
+		echo_ping(nl, attrs[LAKE_A_VALUE]);
+		break;
+	default:
+		laked_log(LOG_WARNING, "command %u from the kernel ignored", gh->cmd);
+	}
+	return NL_OK;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct laked_nl *nl = arg;
+
+	if (nl->waiting && nlmsg_hdr(msg)->nlmsg_seq == nl->wait_seq) {
+		nl->waiting = false;
+		nl->wait_err = 0;
+	}
+	return NL_OK;
+}
+
+static int on_error(struct sockaddr_nl *from, struct nlmsgerr *e, void *arg)
+{
+	struct laked_nl *nl = arg;
+
+	(void)from;
+	if (nl->waiting && e->msg.nlmsg_seq == nl->wait_seq) {
+		nl->waiting = false;
+		nl->wait_err = e->error;
+	} else {
+		laked_log(LOG_WARNING, "the kernel refused a message (type %u): %s",
+			  e->msg.nlmsg_type, strerrorname_np(-e->error));
+	}
+	return NL_SKIP;
+}
+
+/* Big buffers; beyond rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE). */
+static void size_buffers(struct laked_nl *nl)
+{
+	int fd = nl_socket_get_fd(nl->sk), want = RCVBUF_BYTES;
+
+	if (nl_socket_set_buffer_size(nl->sk, RCVBUF_BYTES, SNDBUF_BYTES) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
+		laked_log(LOG_WARNING, "receive buffer below %d bytes: calls may be lost in bursts",
+			  RCVBUF_BYTES);
+	nl_socket_set_msg_buf_size(nl->sk, MSG_BUF_BYTES);
+}
+
+int laked_nl_open(struct laked_nl **out, struct laked *d)
+{
+	struct laked_nl *nl;
+	int ret;
+
+	nl = calloc(1, sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	nl->d = d;
+	nl->sink.flush = send_replies;
+	ret = -ENOMEM;
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk)
+		goto err_free;
+	nl_socket_disable_seq_check(nl->sk);
+	nl_socket_disable_auto_ack(nl->sk);
+	ret = genl_connect(nl->sk);
+	if (ret < 0) {
+		laked_log(LOG_ERR, "generic netlink socket: %s", nl_geterror(ret));
+		ret = -EIO;
+		goto err_sock;
+	}
+	nl->family = genl_ctrl_resolve(nl->sk, LAKE_GENL_NAME);
+	if (nl->family < 0) {
+		laked_log(LOG_ERR, "no \"%s\" generic netlink family (%s): is lakelib.ko loaded?",
+			  LAKE_GENL_NAME, nl_geterror(nl->family));
+		ret = -ENOENT;
+		goto err_sock;
+	}
+	size_buffers(nl);
+	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, nl);
+	nl_socket_modify_cb(nl->sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, nl);
+	nl_socket_modify_err_cb(nl->sk, NL_CB_CUSTOM, on_error, nl);
+	ret = nl_socket_set_nonblocking(nl->sk);
+	if (ret < 0) {
+		ret = -EIO;
+		goto err_sock;
+	}
+	*out = nl;
+	return 0;
+
+err_sock:
+	nl_socket_free(nl->sk);
+err_free:
+	free(nl);
+	return ret;
+}
+
+static long elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+int laked_nl_register(struct laked_nl *nl, const char *device)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(nl->sk), .events = POLLIN };
+	struct timespec start;
+	long left;
+	int ret;
+
+	ret = send_cmd(nl, LAKE_CMD_REGISTER, LAKE_A_DEVICE, device, (u32)strlen(device) + 1,
+		       NLM_F_ACK, &nl->wait_seq);
+	if (ret)
+		return ret;
+	nl->waiting = true;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	/* Calls may arrive before the ack: they are served as they come. */
+	while (nl->waiting) {
+		left = REGISTER_MS - elapsed_ms(&start);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+		ret = laked_nl_receive(nl);
+		if (ret)
+			return ret;
+	}
+	return nl->wait_err;
+}
+
+int laked_nl_fd(const struct laked_nl *nl)
+{
+	return nl_socket_get_fd(nl->sk);
+}
+
+int laked_nl_receive(struct laked_nl *nl)
+{
+	int i, ret;
+
+	for (i = 0; i < BATCH_RECV; i++) {
+		ret = nl_recvmsgs_default(nl->sk);
+		if (ret == 0)
+			return 0;
+		if (ret == -NLE_NOMEM) {
+			/* ENOBUFS too: the socket overflowed and calls were lost. */
+			laked_log(LOG_ERR, "netlink receive: %s; the kernel will time those calls out",
+				  nl_geterror(ret));
+			continue;
+		}
+		if (ret < 0) {
+			laked_log(LOG_ERR, "netlink receive: %s", nl_geterror(ret));
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load)
+{
+	return send_cmd(nl, LAKE_CMD_LOAD, LAKE_A_LOAD, load, sizeof(*load), 0, NULL);
+}
+
+void laked_nl_unregister(struct laked_nl *nl)
+{
+	send_cmd(nl, LAKE_CMD_UNREGISTER, 0, NULL, 0, 0, NULL);
+}
+
+void laked_nl_close(struct laked_nl *nl)
+{
+	if (!nl)
+		return;
+	nl_socket_free(nl->sk);
+	free(nl);
+}
