@@ -33,9 +33,10 @@ FUZZERS :=
 GUEST_PROGS :=
 GUEST_BINS :=
 HOST_KERNELS :=
--include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk
+-include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
+	tests/gpu/*.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-fuzz bench demo clean FORCE
+.PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE
 all: modules user
 
 help:
@@ -44,6 +45,7 @@ help:
 	@echo "make test-unit  host unit tests only (UNIT=name for one)"
 	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
+	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make bench      benchmarks"
 	@echo "make demo       boot the guest and show lake at work"
 	@echo "make deps       install missing Debian packages"
@@ -124,8 +126,12 @@ test-vm: deps
 	@$(MAKE) --no-print-directory vm-images
 	@$(RUN_ENV) tests/run vm
 
+test-gpu: deps
+	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(HOST_KERNELS)
+	@$(RUN_ENV) tests/run gpu
+
 test: deps
-	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images
+	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check
 	@$(RUN_ENV) tests/run all
 
 # Host benchmarks, then lakelib's in one guest boot (newest kernel, 1 CPU).
