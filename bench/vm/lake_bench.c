@@ -11,36 +11,19 @@
  *                 vs memcpy() of the same bytes in the guest kernel (run.sh
  *                 adds the user-space memcpy that laked's copies compare to)
  */
-#include <linux/debugfs.h>
 #include <linux/ktime.h>
-#include <linux/module.h>
-#include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <lake/cuda.h>
 #include <lake/lakelib.h>
-#include <lake/shm.h>
 
 #define ROUNDS		400
 #define COPY_BYTES	(1 << 20)
 #define COPY_ROUNDS	20
-#define OUT_MAX		4096
+#define CTL_OUT_MAX	4096
+#include "selftest_ctl.h"
 
-static DEFINE_MUTEX(lock);
-static char out[OUT_MAX];
-static size_t out_len;
-static struct dentry *file;
 static u64 t_a[ROUNDS], t_b[ROUNDS];
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out_len += vscnprintf(out + out_len, OUT_MAX - out_len, fmt, ap);
-	va_end(ap);
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -61,7 +44,7 @@ static void row(const char *name, u64 a, u64 b, const char *unit, u64 target_x10
 	u64 r = b ? div64_u64(a * 100, b) : 0;
 	bool met = lower ? r <= target_x100 : r >= target_x100;
 
-	say("bench: %-34s %10llu %-5s vs %10llu  ratio %llu.%02llu  target %s%llu.%02llu  %s\n",
+	ctl_say("bench: %-34s %10llu %-5s vs %10llu  ratio %llu.%02llu  target %s%llu.%02llu  %s\n",
 	    name, a, unit, b, r / 100, r % 100, lower ? "<=" : ">=", target_x100 / 100,
 	    target_x100 % 100, met ? "met" : "MISSED");
 }
@@ -83,7 +66,7 @@ static void bench_null_call(void)
 	row("null call vs bare genl round trip", median(t_a, n), median(t_b, n), "ns", 130, true);
 	return;
 fail:
-	say("bench: null call: a call failed\n");
+	ctl_say("bench: null call: a call failed\n");
 }
 
 static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
@@ -108,7 +91,7 @@ static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
 	row("16 launches + sync vs one sync", median(t_a, i), median(t_b, i), "ns", 200, true);
 	return;
 fail:
-	say("bench: async: a call failed\n");
+	ctl_say("bench: async: a call failed\n");
 }
 
 static void bench_copy(CUdeviceptr d)
@@ -118,7 +101,7 @@ static void bench_copy(CUdeviceptr d)
 	int i;
 
 	if (!shm || !src || !dst) {
-		say("bench: copy: no memory\n");
+		ctl_say("bench: copy: no memory\n");
 		goto out;
 	}
 	memset(shm, 0x5a, COPY_BYTES);
@@ -126,7 +109,7 @@ static void bench_copy(CUdeviceptr d)
 	for (i = 0; i < COPY_ROUNDS; i++) {
 		t0 = ktime_get_ns();
 		if (cuMemcpyHtoD(d, shm, COPY_BYTES) || cuMemcpyDtoH(shm, d, COPY_BYTES)) {
-			say("bench: copy: a call failed\n");
+			ctl_say("bench: copy: a call failed\n");
 			goto out;
 		}
 		t_a[i] = ktime_get_ns() - t0;
@@ -138,9 +121,9 @@ static void bench_copy(CUdeviceptr d)
 	lake_ns = median(t_a, COPY_ROUNDS);
 	memcpy_ns = median(t_b, COPY_ROUNDS);
 	/* Throughput ratio = time ratio inverted: lake MB/s over memcpy MB/s. */
-	say("bench: copy 1 MiB there and back: lake %llu MB/s, kernel memcpy %llu MB/s\n",
+	ctl_say("bench: copy 1 MiB there and back: lake %llu MB/s, kernel memcpy %llu MB/s\n",
 	    div64_u64(2ULL * COPY_BYTES * 1000, lake_ns), div64_u64(2ULL * COPY_BYTES * 1000, memcpy_ns));
-	say("bench: copy_lake_ns %llu\n", lake_ns);
+	ctl_say("bench: copy_lake_ns %llu\n", lake_ns);
 	row("1 MiB copy throughput vs kernel memcpy", memcpy_ns, lake_ns, "ns", 50, false);
 out:
 	vfree(src);
@@ -160,7 +143,7 @@ static void cmd_run(void)
 	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
 	    cuModuleGetFunction(&fn, mod, "vadd") || cuMemAlloc(&d, COPY_BYTES) ||
 	    cuStreamCreate(&s, 0)) {
-		say("bench: setup failed (is laked running?)\n");
+		ctl_say("bench: setup failed (is laked running?)\n");
 		return;
 	}
 	bench_null_call();
@@ -172,42 +155,22 @@ static void cmd_run(void)
 	cuCtxDestroy(ctx);
 }
 
-static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+static void ctl_command(char *cmd)
 {
-	mutex_lock(&lock);
-	out_len = 0;
-	out[0] = '\0';
-	cmd_run();
-	mutex_unlock(&lock);
-	return len;
+	if (strcmp(cmd, "run"))
+		ctl_say("unknown command\n");
+	else
+		cmd_run();
 }
-
-static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&lock);
-	ret = simple_read_from_buffer(ubuf, len, ppos, out, out_len);
-	mutex_unlock(&lock);
-	return ret;
-}
-
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.read = ctl_read,
-	.write = ctl_write,
-	.llseek = default_llseek,
-};
 
 static int __init bench_init(void)
 {
-	file = debugfs_create_file("bench", 0600, lake_debugfs_dir(), NULL, &ctl_fops);
-	return 0;
+	return ctl_create("bench");
 }
 
 static void __exit bench_exit(void)
 {
-	debugfs_remove(file);
+	ctl_remove();
 }
 
 module_init(bench_init);

@@ -13,40 +13,21 @@
  *   stale_save / stale_check   a context from one laked used after a restart
  * No floating point in the kernel: floats are built and checked as bits.
  */
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
-#include <linux/module.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <lake/cuda.h>
 #include <lake/lakelib.h>
-#include <lake/shm.h>
+#include "selftest_ctl.h"
 
-#define OUT_MAX		16384
 #define N		1024	/* vadd elements */
 #define HOLD_MAX	8
 
-static DEFINE_MUTEX(lock);
-static char *out;
-static size_t out_len;
-static struct dentry *file;
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out_len += vscnprintf(out + out_len, OUT_MAX - out_len, fmt, ap);
-	va_end(ap);
-}
-
 #define CHECK(name, cond, fmt, ...) do {					\
 	if (cond)								\
-		say("ok - cuda.%s\n", name);					\
+		ctl_say("ok - cuda.%s\n", name);					\
 	else									\
-		say("not ok - cuda.%s: " fmt "\n", name, ##__VA_ARGS__);	\
+		ctl_say("not ok - cuda.%s: " fmt "\n", name, ##__VA_ARGS__);	\
 } while (0)
 
 #define EXPECT(name, call, want) do {						\
@@ -298,7 +279,7 @@ static void cmd_basic(void)
 
 	v.host = kzalloc(N * 4, GFP_KERNEL);
 	if (!shm || !v.host) {
-		say("not ok - cuda.setup: no memory\n");
+		ctl_say("not ok - cuda.setup: no memory\n");
 		goto out;
 	}
 	test_device(&dev);
@@ -355,7 +336,7 @@ static void cmd_coalesce(void)
 	v.host = kzalloc(N * 4, GFP_KERNEL);
 	if (!v.host || cuCtxCreate(&ctx, 0, 0) || vadd_setup(&v, N) || cuStreamCreate(&s, 0) ||
 	    !vadd_fill(&v, v.host, N)) {
-		say("not ok - cuda.coalesce_setup\n");
+		ctl_say("not ok - cuda.coalesce_setup\n");
 		kfree(v.host);
 		return;
 	}
@@ -471,7 +452,7 @@ static void cmd_results(void)
 	int i;
 
 	for (i = 0; i < nworkers; i++)
-		say("worker %d done %d result %d waited_ms %u\n", i, workers[i].ok,
+		ctl_say("worker %d done %d result %d waited_ms %u\n", i, workers[i].ok,
 		    workers[i].result, jiffies_to_msecs(workers[i].waited));
 }
 
@@ -492,76 +473,43 @@ static void cmd_stale_check(void)
 	cuCtxSetCurrent(NULL);
 }
 
-static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+static void ctl_command(char *cmd)
 {
-	char buf[64];
 	int a = 0, b = 0;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	mutex_lock(&lock);
-	out_len = 0;
-	out[0] = '\0';
-	if (!strncmp(buf, "basic", 5))
+	if (!strcmp(cmd, "basic"))
 		cmd_basic();
-	else if (!strncmp(buf, "nodaemon", 8))
+	else if (!strcmp(cmd, "nodaemon"))
 		cmd_nodaemon();
-	else if (!strncmp(buf, "coalesce", 8))
+	else if (!strcmp(cmd, "coalesce"))
 		cmd_coalesce();
-	else if (sscanf(buf, "threads %d %d", &a, &b) == 2)
+	else if (sscanf(cmd, "threads %d %d", &a, &b) == 2)
 		cmd_threads(a, b);
-	else if (sscanf(buf, "hold %d", &a) == 1)
+	else if (sscanf(cmd, "hold %d", &a) == 1)
 		start_workers(a, 0, hold_worker);
-	else if (!strncmp(buf, "go", 2))
+	else if (!strcmp(cmd, "go"))
 		complete_all(&go);
-	else if (!strncmp(buf, "results", 7))
+	else if (!strcmp(cmd, "results"))
 		cmd_results();
-	else if (!strncmp(buf, "stale_save", 10))
+	else if (!strcmp(cmd, "stale_save"))
 		cmd_stale_save();
-	else if (!strncmp(buf, "stale_check", 11))
+	else if (!strcmp(cmd, "stale_check"))
 		cmd_stale_check();
 	else
-		say("unknown command\n");
-	mutex_unlock(&lock);
-	return len;
+		ctl_say("unknown command\n");
 }
-
-static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&lock);
-	ret = simple_read_from_buffer(ubuf, len, ppos, out, out_len);
-	mutex_unlock(&lock);
-	return ret;
-}
-
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.read = ctl_read,
-	.write = ctl_write,
-	.llseek = default_llseek,
-};
 
 static int __init selftest_init(void)
 {
-	out = kzalloc(OUT_MAX, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	file = debugfs_create_file("cuda_selftest", 0600, lake_debugfs_dir(), NULL, &ctl_fops);
-	return 0;
+	return ctl_create("cuda_selftest");
 }
 
 static void __exit selftest_exit(void)
 {
-	debugfs_remove(file);
 	complete_all(&go);
 	while (atomic_read(&running))
 		msleep(10);
-	kfree(out);
+	ctl_remove();
 }
 
 module_init(selftest_init);

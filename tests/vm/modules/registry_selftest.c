@@ -16,18 +16,13 @@
  * The registries stay until the next run or unload, so the case can read
  * their debugfs files.
  */
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
-#include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <lake/features.h>
-#include <lake/shm.h>
 
-#define OUT_MAX		4096
+#define CTL_OUT_MAX	4096
+#include "selftest_ctl.h"
 #define THREAD_VECTORS	5000
 #define IRQ_VECTORS	1000
 #define IRQ_PERIOD_NS	(100 * 1000)
@@ -58,29 +53,16 @@ struct writer {
 	int cpu;
 };
 
-static DEFINE_MUTEX(lock);
-static char out[OUT_MAX];
-static size_t out_len;
-static struct dentry *file;
 static struct lake_features *smp, *ring;
 static struct writer writers[MAX_THREADS];
 static unsigned int nr_threads;
 static DECLARE_COMPLETION(go);
 
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out_len += vscnprintf(out + out_len, OUT_MAX - out_len, fmt, ap);
-	va_end(ap);
-}
-
 #define CHECK(name, cond, fmt, ...) do {					\
 	if (cond)								\
-		say("ok - registry.%s\n", name);				\
+		ctl_say("ok - registry.%s\n", name);				\
 	else									\
-		say("not ok - registry.%s: " fmt "\n", name, ##__VA_ARGS__);	\
+		ctl_say("not ok - registry.%s: " fmt "\n", name, ##__VA_ARGS__);	\
 } while (0)
 
 static u8 pattern(u32 writer, u32 seq)
@@ -193,7 +175,7 @@ static void test_concurrent(void)
 	smp = lake_features_create("smp", smp_schema, ARRAY_SIZE(smp_schema),
 				   nr_threads * (THREAD_VECTORS + IRQ_VECTORS), 2 * nr_threads);
 	if (IS_ERR(smp)) {
-		say("not ok - registry.concurrent_create: %ld\n", PTR_ERR(smp));
+		ctl_say("not ok - registry.concurrent_create: %ld\n", PTR_ERR(smp));
 		smp = NULL;
 		return;
 	}
@@ -210,7 +192,7 @@ static void test_concurrent(void)
 		w->timer.function = irq_write;
 		w->task = kthread_create(thread_write, w, "registry_writer/%u", i);
 		if (IS_ERR(w->task)) {
-			say("not ok - registry.concurrent_threads: %ld\n", PTR_ERR(w->task));
+			ctl_say("not ok - registry.concurrent_threads: %ld\n", PTR_ERR(w->task));
 			w->task = NULL;
 			continue;
 		}
@@ -251,7 +233,7 @@ static void test_concurrent(void)
 
 	buf = kvmalloc_array(st.count, lake_features_record_size(smp), GFP_KERNEL);
 	if (!buf) {
-		say("not ok - registry.concurrent_fetch: no memory\n");
+		ctl_say("not ok - registry.concurrent_fetch: no memory\n");
 		return;
 	}
 	n = lake_features_fetch(smp, 0, buf, st.count * lake_features_record_size(smp),
@@ -265,7 +247,7 @@ static void test_concurrent(void)
 			bad = i;
 	}
 	CHECK("concurrent_nothing_lost", bad < 0, "writer %ld incomplete", bad);
-	say("# %u thread writers and %u irq writers, %u vectors (%u from hard irq)\n",
+	ctl_say("# %u thread writers and %u irq writers, %u vectors (%u from hard irq)\n",
 	    nr_threads, nr_threads, want, irq);
 	kvfree(buf);
 }
@@ -300,7 +282,7 @@ static void test_ring(void)
 
 	ring = lake_features_create("ring", ring_schema, 1, 16, 2);
 	if (IS_ERR(ring)) {
-		say("not ok - registry.ring_create: %ld\n", PTR_ERR(ring));
+		ctl_say("not ok - registry.ring_create: %ld\n", PTR_ERR(ring));
 		ring = NULL;
 		return;
 	}
@@ -382,55 +364,26 @@ static void release(void)
 	ring = NULL;
 }
 
-static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+static void ctl_command(char *cmd)
 {
-	char cmd[16];
-
-	if (len >= sizeof(cmd))
-		return -EINVAL;
-	if (copy_from_user(cmd, ubuf, len))
-		return -EFAULT;
-	cmd[len] = '\0';
-	if (strcmp(strim(cmd), "run"))
-		return -EINVAL;
-	mutex_lock(&lock);
-	out_len = 0;
-	out[0] = '\0';
+	if (strcmp(cmd, "run")) {
+		ctl_say("unknown command\n");
+		return;
+	}
 	release();
 	test_concurrent();
 	test_ring();
 	test_names();
-	mutex_unlock(&lock);
-	return len;
 }
-
-static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&lock);
-	ret = simple_read_from_buffer(ubuf, len, ppos, out, out_len);
-	mutex_unlock(&lock);
-	return ret;
-}
-
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.read = ctl_read,
-	.write = ctl_write,
-	.llseek = default_llseek,
-};
 
 static int __init registry_selftest_init(void)
 {
-	file = debugfs_create_file("registry_selftest", 0600, lake_debugfs_dir(), NULL,
-				   &ctl_fops);
-	return 0;
+	return ctl_create("registry_selftest");
 }
 
 static void __exit registry_selftest_exit(void)
 {
-	debugfs_remove(file);
+	ctl_remove();
 	release();
 }
 

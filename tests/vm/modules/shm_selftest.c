@@ -10,34 +10,16 @@
  *   selftest                in-kernel API misuse cases; answer: TAP-like lines
  * Allocations left at unload are freed, so lakeshm can go after it.
  */
-#include <linux/debugfs.h>
-#include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
-#include <lake/shm.h>
+#define CTL_OUT_MAX	2048
+#include "selftest_ctl.h"
 
 #define MAX_ALLOCS	64
-#define ANSWER_MAX	2048
 
-static DEFINE_MUTEX(lock);
 static void *allocs[MAX_ALLOCS];
-static char answer[ANSWER_MAX];
-static size_t answer_len;
-static struct dentry *file;
 
 static u8 pattern(u64 seed, size_t i)
 {
 	return (u8)(seed * 131 + i * 31 + (i >> 8));
-}
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	answer_len += vscnprintf(answer + answer_len, ANSWER_MAX - answer_len, fmt, ap);
-	va_end(ap);
 }
 
 static void cmd_alloc(size_t size, size_t align, u64 seed)
@@ -50,21 +32,21 @@ static void cmd_alloc(size_t size, size_t align, u64 seed)
 	for (slot = 0; slot < MAX_ALLOCS && allocs[slot]; slot++)
 		;
 	if (slot == MAX_ALLOCS) {
-		say("%d", -ENOSPC);
+		ctl_say("%d", -ENOSPC);
 		return;
 	}
 	p = lake_shm_alloc_aligned(size, align);
 	if (!p) {
-		say("%d", -ENOMEM);
+		ctl_say("%d", -ENOMEM);
 		return;
 	}
 	for (i = 0; i < size; i++)
 		p[i] = pattern(seed, i);
 	allocs[slot] = p;
 	if (lake_shm_ptr_to_off(p, size, &off))
-		say("%d", -EFAULT);
+		ctl_say("%d", -EFAULT);
 	else
-		say("%llu", off);
+		ctl_say("%llu", off);
 }
 
 static void cmd_verify(u64 off, size_t len, u64 seed)
@@ -73,16 +55,16 @@ static void cmd_verify(u64 off, size_t len, u64 seed)
 	size_t i;
 
 	if (!p) {
-		say("%d", -EINVAL);
+		ctl_say("%d", -EINVAL);
 		return;
 	}
 	for (i = 0; i < len; i++) {
 		if (p[i] != pattern(seed, i)) {
-			say("%d", -EBADMSG);
+			ctl_say("%d", -EBADMSG);
 			return;
 		}
 	}
-	say("0");
+	ctl_say("0");
 }
 
 static void cmd_free(u64 off)
@@ -92,15 +74,15 @@ static void cmd_free(u64 off)
 
 	for (slot = 0; slot < MAX_ALLOCS; slot++) {
 		if (p && allocs[slot] == p) {
-			say("%d", lake_shm_free(p));
+			ctl_say("%d", lake_shm_free(p));
 			allocs[slot] = NULL;
 			return;
 		}
 	}
-	say("%d", -ENOENT);
+	ctl_say("%d", -ENOENT);
 }
 
-#define CHECK(name, cond) say("%s - shm.kernel.%s\n", (cond) ? "ok" : "not ok", name)
+#define CHECK(name, cond) ctl_say("%s - shm.kernel.%s\n", (cond) ? "ok" : "not ok", name)
 
 static void cmd_selftest(void)
 {
@@ -112,7 +94,7 @@ static void cmd_selftest(void)
 	a = lake_shm_alloc(1000);
 	b = lake_shm_alloc_aligned(100, PAGE_SIZE);
 	if (!k || !a || !b) {
-		say("not ok - shm.kernel.setup\n");
+		ctl_say("not ok - shm.kernel.setup\n");
 		goto out;
 	}
 	CHECK("alignment_64", ((unsigned long)a & 63) == 0);
@@ -148,61 +130,32 @@ out:
 	kfree(k);
 }
 
-static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+static void ctl_command(char *cmd)
 {
-	char buf[96];
 	unsigned long long x, y, z;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	mutex_lock(&lock);
-	answer_len = 0;
-	answer[0] = '\0';
-	if (sscanf(buf, "alloc %llu %llu %llu", &x, &y, &z) == 3)
+	if (sscanf(cmd, "alloc %llu %llu %llu", &x, &y, &z) == 3)
 		cmd_alloc(x, y, z);
-	else if (sscanf(buf, "verify %llu %llu %llu", &x, &y, &z) == 3)
+	else if (sscanf(cmd, "verify %llu %llu %llu", &x, &y, &z) == 3)
 		cmd_verify(x, y, z);
-	else if (sscanf(buf, "free %llu", &x) == 1)
+	else if (sscanf(cmd, "free %llu", &x) == 1)
 		cmd_free(x);
-	else if (!strncmp(buf, "selftest", 8))
+	else if (!strcmp(cmd, "selftest"))
 		cmd_selftest();
 	else
-		say("%d", -EINVAL);
-	mutex_unlock(&lock);
-	return len;
+		ctl_say("%d", -EINVAL);
 }
-
-static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&lock);
-	ret = simple_read_from_buffer(ubuf, len, ppos, answer, answer_len);
-	mutex_unlock(&lock);
-	return ret;
-}
-
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.read = ctl_read,
-	.write = ctl_write,
-	.llseek = default_llseek,
-};
 
 static int __init selftest_init(void)
 {
-	file = debugfs_create_file("shm_selftest", 0600, lake_debugfs_dir(), NULL, &ctl_fops);
-	return IS_ERR(file) ? PTR_ERR(file) : 0;
+	return ctl_create("shm_selftest");
 }
 
 static void __exit selftest_exit(void)
 {
 	int i;
 
-	debugfs_remove(file);
+	ctl_remove();
 	for (i = 0; i < MAX_ALLOCS; i++)
 		if (allocs[i])
 			lake_shm_free(allocs[i]);
