@@ -6,7 +6,8 @@
  *   null call     cuCtxSynchronize with nothing queued, vs lake_ping(): a
  *                 bare genl kernel -> laked -> kernel round trip
  *   async         16 cuLaunchKernel + cuStreamSynchronize, vs one
- *                 cuStreamSynchronize
+ *                 cuStreamSynchronize; the kernel is a one-thread vadd, so
+ *                 what is measured is the launches' cost, not their work
  *   copy          1 MiB cuMemcpyHtoD + cuMemcpyDtoH from a lakeshm buffer,
  *                 vs memcpy() of the same bytes in the guest kernel (run.sh
  *                 adds the user-space memcpy that laked's copies compare to)
@@ -71,14 +72,14 @@ fail:
 
 static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
 {
-	int i, k, n = 128;
+	int i, k, n = 1;
 	void *params[] = { &a, &a, &a, &n };
 	u64 t0;
 
 	for (i = 0; i < ROUNDS / 4; i++) {
 		t0 = ktime_get_ns();
 		for (k = 0; k < 16; k++)
-			if (cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, s, params, NULL))
+			if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL))
 				goto fail;
 		if (cuStreamSynchronize(s))
 			goto fail;
