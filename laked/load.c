@@ -2,8 +2,8 @@
 /*
  * The load report lakelib's CPU-fallback policy reads (DESIGN.md, decision
  * 9), sent every --load-period-ms: utilization and process count from the
- * device's load hook (NVML on CUDA, the worker pool on the host device),
- * memory from cuMemGetInfo when the kernel holds a context. Fields the
+ * device's load hook (NVML on CUDA; the worker pool and its queue on the
+ * host device), memory from cuMemGetInfo when the kernel holds a context. Fields the
  * device cannot measure are left out, with their flag clear.
  */
 #include "daemon.h"
@@ -26,6 +26,10 @@ int laked_load_sample(struct laked *d, struct lake_driver *drv, u32 period_ms,
 		if (dl.flags & LAKE_DEVICE_LOAD_PROCS) {
 			out->flags |= LAKE_LOAD_F_PROCS;
 			out->procs = dl.foreign_procs + 1;	/* laked counts too */
+		}
+		if (dl.flags & LAKE_DEVICE_LOAD_QUEUE) {
+			out->flags |= LAKE_LOAD_F_QUEUE;
+			out->queued = dl.queued;
 		}
 	}
 	if (!laked_mem_info(d, &used, &total)) {

@@ -71,7 +71,7 @@ static bool daemon_state(bool *up, struct lake_load *load)
 		return false;
 	load->util_pct = g.flags & LAKE_LOAD_F_UTIL ? g.util_pct : 0;
 	load->nr_procs = g.flags & LAKE_LOAD_F_PROCS ? g.procs : PROCS_UNKNOWN;
-	load->queue = 0;	/* not in struct lake_genl_load */
+	load->queue = g.flags & LAKE_LOAD_F_QUEUE ? g.queued : 0;
 	load->ts_ns = ktime_get_ns() - age;
 	return true;
 }

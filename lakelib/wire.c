@@ -364,5 +364,9 @@ int lake_wire_check_load(const struct lake_genl_load *load, const char **why)
 		return fail(why, "memory figures without their flag", -EINVAL);
 	if (load->mem_used > load->mem_total)
 		return fail(why, "memory used over total", -EINVAL);
+	if (!(load->flags & LAKE_LOAD_F_QUEUE) && load->queued)
+		return fail(why, "queue occupancy without its flag", -EINVAL);
+	if (load->pad)
+		return fail(why, "non-zero padding", -EPROTO);
 	return 0;
 }

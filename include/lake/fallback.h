@@ -14,7 +14,9 @@
  * with NVML) is judged by the LAKE rule, utilization above util_max_pct
  * with more than procs_max processes. A device that cannot (the host
  * device: LAKE_LOAD_F_PROCS clear) is judged on utilization alone, as if
- * every user were a stranger; tune util_max_pct with set_config().
+ * every user were a stranger; tune util_max_pct with set_config(). The
+ * host device also reports its queue occupancy, which queue_max (off by
+ * default) turns into a rule of its own.
  *
  * Context: create, destroy and calibrate sleep (process context). Every
  * other call takes the policy's irq-safe spinlock and may run in any

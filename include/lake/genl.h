@@ -70,7 +70,9 @@ enum lake_genl_attr {
 #define LAKE_LOAD_F_UTIL	(1U << 0)
 #define LAKE_LOAD_F_PROCS	(1U << 1)
 #define LAKE_LOAD_F_MEM		(1U << 2)
-#define LAKE_LOAD_F_ALL		(LAKE_LOAD_F_UTIL | LAKE_LOAD_F_PROCS | LAKE_LOAD_F_MEM)
+#define LAKE_LOAD_F_QUEUE	(1U << 3)
+#define LAKE_LOAD_F_ALL		(LAKE_LOAD_F_UTIL | LAKE_LOAD_F_PROCS | LAKE_LOAD_F_MEM | \
+				 LAKE_LOAD_F_QUEUE)
 
 /*
  * Device load over the last sampling period. Fields whose flag is clear are
@@ -84,7 +86,9 @@ struct lake_genl_load {
 	u32 period_ms;		/* length of the sampling period, > 0 */
 	u64 mem_used;		/* bytes */
 	u64 mem_total;		/* bytes */
+	u32 queued;		/* host device: async operations not yet finished */
+	u32 pad;
 };
-_Static_assert(sizeof(struct lake_genl_load) == 32, "lake_genl_load is ABI");
+_Static_assert(sizeof(struct lake_genl_load) == 40, "lake_genl_load is ABI");
 
 #endif /* LAKE_GENL_H */

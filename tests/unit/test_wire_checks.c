@@ -292,7 +292,7 @@ static void test_load(void **state)
 {
 	struct lake_genl_load l = {
 		.flags = LAKE_LOAD_F_ALL, .util_pct = 71, .procs = 2, .period_ms = 20,
-		.mem_used = 1 << 20, .mem_total = 1 << 30,
+		.mem_used = 1 << 20, .mem_total = 1 << 30, .queued = 3,
 	};
 	struct lake_genl_load bad;
 	const char *why = NULL;
@@ -300,7 +300,11 @@ static void test_load(void **state)
 	(void)state;
 	assert_int_equal(lake_wire_check_load(&l, &why), 0);
 	bad = l;
-	bad.flags |= 1U << 3;
+	bad.flags |= 1U << 4;
+	assert_int_equal(lake_wire_check_load(&bad, &why), -EPROTO);
+	assert_non_null(why);
+	bad = l;
+	bad.pad = 1;
 	assert_int_equal(lake_wire_check_load(&bad, &why), -EPROTO);
 	assert_non_null(why);
 	bad = l;
@@ -313,11 +317,13 @@ static void test_load(void **state)
 	bad.mem_used = bad.mem_total + 1;
 	assert_int_equal(lake_wire_check_load(&bad, &why), -EINVAL);
 	bad = l;
-	bad.flags = LAKE_LOAD_F_UTIL;		/* procs and memory without their flags */
+	bad.flags = LAKE_LOAD_F_UTIL;	/* procs, memory and queue without their flags */
 	assert_int_equal(lake_wire_check_load(&bad, &why), -EINVAL);
 	bad.procs = 0;
 	assert_int_equal(lake_wire_check_load(&bad, &why), -EINVAL);
 	bad.mem_used = bad.mem_total = 0;
+	assert_int_equal(lake_wire_check_load(&bad, &why), -EINVAL);
+	bad.queued = 0;
 	assert_int_equal(lake_wire_check_load(&bad, &why), 0);
 	bad.flags = 0;
 	assert_int_equal(lake_wire_check_load(&bad, &why), -EINVAL);
