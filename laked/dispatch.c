@@ -292,6 +292,9 @@ int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
 	u32 off = 0, skip;
 
 	d->out.len = 0;
+	/* One message is one batch: its async work starts together. */
+	if (d->drv->batch_begin)
+		d->drv->batch_begin(d->drv);
 	while (off < len) {
 		lake_wire_iter_init(&it, p + off, len - off);
 		while ((ret = lake_wire_next_req(&it, &req)) == 1)
@@ -304,6 +307,8 @@ int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
 			break;
 		off += skip;
 	}
+	if (d->drv->batch_end)
+		d->drv->batch_end(d->drv);
 	flush(d, sink, &sink_err);
 	return sink_err;
 }

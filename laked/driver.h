@@ -34,6 +34,13 @@ struct lake_driver {
 	/* 0 or -errno; fields the device cannot measure have their flag clear */
 	int (*load)(struct lake_driver *drv, struct lake_device_load *out);
 	void (*close)(struct lake_driver *drv);
+	/*
+	 * Around the calls of one batch, made by one thread: until batch_end,
+	 * the device may hold back the async work they queue (never past a
+	 * call that waits), so a batch wakes its executors once. NULL: none.
+	 */
+	void (*batch_begin)(struct lake_driver *drv);
+	void (*batch_end)(struct lake_driver *drv);
 
 	CUresult (*cuInit)(unsigned int flags);
 	CUresult (*cuDriverGetVersion)(int *version);

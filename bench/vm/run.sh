@@ -21,4 +21,14 @@ if [ -n "$lake_ns" ] && [ "$lake_ns" -gt 0 ]; then
 	[ $r -ge 50 ] && v=met || v=MISSED
 	echo "bench: 1 MiB copy throughput vs user memcpy   $user_ns ns vs $lake_ns ns  ratio $((r / 100)).$(printf %02d $((r % 100)))  target >=0.50  $v"
 fi
+# TCG checks (lake_bench.c, bench_copy): the same copies with only the device
+# address moved 64 KiB; plain memcpy between buffers equal modulo 2 MiB, and
+# after address-space switches, which make TCG flush its whole software TLB.
+shifted_ns=$(sed -n 's/^bench: copy_shifted_ns //p' /sys/kernel/debug/lake/bench)
+if [ -n "$shifted_ns" ] && [ "$shifted_ns" -gt 0 ]; then
+	r=$((user_ns * 100 / shifted_ns))
+	echo "bench: TCG check: the same, device address moved 64 KiB: $shifted_ns ns, ratio $((r / 100)).$(printf %02d $((r % 100))) vs user memcpy"
+fi
+echo "bench: TCG check: user memcpy 1 MiB there and back, buffers equal modulo 2 MiB: $(memcpy_bench 1048576 20 congruent) ns"
+echo "bench: TCG check: user memcpy 1 MiB there and back, an address-space switch before each copy: $(memcpy_bench 1048576 20 switch) ns"
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"

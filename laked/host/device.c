@@ -175,10 +175,24 @@ static void host_close(struct lake_driver *drv)
 	hd_unlock();
 }
 
+static void host_batch_begin(struct lake_driver *drv)
+{
+	(void)drv;
+	hd_batch_begin();
+}
+
+static void host_batch_end(struct lake_driver *drv)
+{
+	(void)drv;
+	hd_batch_end();
+}
+
 static struct lake_driver host_driver = {
 	.name = "host",
 	.load = host_load,
 	.close = host_close,
+	.batch_begin = host_batch_begin,
+	.batch_end = host_batch_end,
 #define OP(op) .op = hd_##op
 	OP(cuInit),
 	OP(cuDriverGetVersion),

@@ -137,7 +137,7 @@ CUresult hd_cuEventSynchronize(CUevent event)
 	if (!ret) {
 		ev->refs++;
 		while (ev->recorded && !ev->done)
-			pthread_cond_wait(&hd.done, &hd.lock);
+			hd_wait_done();
 		hd_event_put(ev);
 	}
 	hd_unlock();

@@ -197,6 +197,11 @@ void hd_submit(struct hd_stream *s, struct hd_op *op);
 void hd_wait_legacy(const void *ctx);
 /* Wait for the work queued so far on every stream of @ctx, or of all (NULL). */
 void hd_drain(const void *ctx);
+/* Sleep on hd.done once, after waking held work. */
+void hd_wait_done(void);
+/* The calling thread's submissions wake no worker until hd_batch_end(). */
+void hd_batch_begin(void);
+void hd_batch_end(void);
 
 /* event.c */
 void hd_event_put(struct hd_event *ev);

@@ -2,10 +2,11 @@
 /*
  * The thread pool that plays the multiprocessors. A launch becomes a job:
  * its blocks are handed out in chunks to whichever executor asks next (the
- * pool's workers and the stream worker that submitted the job, which helps
- * rather than idles). Each block runs all its threads in a loop inside the
- * kernel's trampoline (lake/kernel.h), so blocks are the unit of parallelism
- * and threads of a block never run concurrently.
+ * pool's workers and the thread running the launch, a stream worker or a
+ * synchronizing caller, which helps rather than idles). Each block runs all
+ * its threads in a loop inside the kernel's trampoline (lake/kernel.h), so
+ * blocks are the unit of parallelism and threads of a block never run
+ * concurrently.
  */
 #include "host.h"
 

@@ -3,6 +3,14 @@
  * Streams: a FIFO of operations run in order by one worker thread per
  * stream. Async calls queue and return; synchronize waits.
  *
+ * A thread that has to wait for queued work anyway runs it itself while
+ * the stream is idle, rather than sleeping while a worker is woken for it:
+ * that costs two thread switches per operation. One executor at a time per
+ * stream (s->running) keeps the order. Between hd_batch_begin() and
+ * hd_batch_end() a thread queues without waking workers, so a batch of
+ * launches costs one wakeup, or none when the batch ends in a synchronize;
+ * held work is woken before anyone waits, so holding never blocks it.
+ *
  * The NULL stream of each context follows CUDA's legacy default-stream
  * rules: an operation on it starts only after everything queued earlier on
  * the context's blocking streams (those created without
@@ -18,6 +26,9 @@
  */
 #include <time.h>
 #include "host.h"
+
+/* The calling thread is inside a batch: its submissions wake no worker. */
+static __thread bool batching;
 
 u64 hd_now_ns(void)
 {
@@ -56,46 +67,138 @@ static bool in_set(const struct hd_stream *t, enum wait_set set, const void *ctx
 	}
 }
 
-/* Until no stream of the set has an operation with seq <= @upto pending. */
-static void wait_set(enum wait_set set, const void *ctx, const struct hd_stream *self,
-		     u64 upto)
+/* Wake @s's worker if it has queued work that nobody is running. */
+static void kick(struct hd_stream *s)
+{
+	if (s->head && !s->running)
+		pthread_cond_signal(&s->wake);
+}
+
+/* Every stream but @self (NULL: every one). */
+static void kick_others(const struct hd_stream *self)
 {
 	struct hd_list *pos;
 
-again:
 	hd_list_for_each(pos, &hd.streams) {
 		struct hd_stream *t = container_of(pos, struct hd_stream, node);
 
-		if (in_set(t, set, ctx, self) && oldest_pending(t) <= upto) {
-			pthread_cond_wait(&hd.done, &hd.lock);
-			goto again;
-		}
+		if (t != self)
+			kick(t);
 	}
 }
 
-static void wait_stream(const struct hd_stream *s, u64 upto)
+/* Sleep until an operation finishes; held work is woken first. */
+void hd_wait_done(void)
 {
-	while (oldest_pending(s) <= upto)
-		pthread_cond_wait(&hd.done, &hd.lock);
+	kick_others(NULL);
+	pthread_cond_wait(&hd.done, &hd.lock);
+}
+
+static void run_op(struct hd_stream *s, struct hd_op *op);
+
+/* Run @s's next operation in the calling thread: @s is idle and has work. */
+static void run_next(struct hd_stream *s)
+{
+	struct hd_op *op = s->head;
+
+	s->head = op->next;
+	if (!s->head)
+		s->tail = &s->head;
+	s->running = op->seq;
+	run_op(s, op);
+	s->running = 0;
+	hd.pending--;
+	free(op);
+	pthread_cond_broadcast(&hd.done);
+}
+
+/*
+ * A waiter runs @s's next operation rather than sleep until a worker did.
+ * Other held work is woken first: the operation may wait for it, as a
+ * kernel spinning on a flag that a copy on another stream sets.
+ */
+static void run_here(struct hd_stream *s)
+{
+	kick_others(s);
+	run_next(s);
+}
+
+/*
+ * Until no stream of the set has an operation with seq <= @upto pending.
+ * With @help, the caller runs the oldest idle one itself instead of waiting.
+ */
+static void wait_set(enum wait_set set, const void *ctx, const struct hd_stream *self,
+		     u64 upto, bool help)
+{
+	struct hd_stream *idle;
+	struct hd_list *pos;
+	bool busy;
+
+	for (;;) {
+		idle = NULL;
+		busy = false;
+		hd_list_for_each(pos, &hd.streams) {
+			struct hd_stream *t = container_of(pos, struct hd_stream, node);
+
+			if (!in_set(t, set, ctx, self) || oldest_pending(t) > upto)
+				continue;
+			busy = true;
+			if (!t->running && (!idle || t->head->seq < idle->head->seq))
+				idle = t;
+		}
+		if (!busy)
+			break;
+		if (help && idle)
+			run_here(idle);
+		else
+			hd_wait_done();
+	}
+	/* Work queued behind @upto while we ran some is the workers' again. */
+	if (help)
+		kick_others(NULL);
+}
+
+static void wait_stream(struct hd_stream *s, u64 upto)
+{
+	while (oldest_pending(s) <= upto) {
+		if (s->running)
+			hd_wait_done();
+		else
+			run_here(s);
+	}
+	kick(s);
 }
 
 void hd_wait_legacy(const void *ctx)
 {
-	wait_set(WAIT_LEGACY, ctx, NULL, hd.seq);
+	wait_set(WAIT_LEGACY, ctx, NULL, hd.seq, true);
 }
 
 void hd_drain(const void *ctx)
 {
-	wait_set(WAIT_CTX, ctx, NULL, hd.seq);
+	wait_set(WAIT_CTX, ctx, NULL, hd.seq, true);
+}
+
+void hd_batch_begin(void)
+{
+	batching = true;
+}
+
+void hd_batch_end(void)
+{
+	batching = false;
+	hd_lock();
+	kick_others(NULL);
+	hd_unlock();
 }
 
 /* Legacy ordering for an operation about to run on @s. */
 static void wait_legacy_deps(struct hd_stream *s, const struct hd_op *op)
 {
 	if (s->is_null)
-		wait_set(WAIT_LEGACY, s->obj.ctx, s, op->seq - 1);
+		wait_set(WAIT_LEGACY, s->obj.ctx, s, op->seq - 1, false);
 	else if (!(s->flags & CU_STREAM_NON_BLOCKING))
-		wait_set(WAIT_NULL_ONLY, s->obj.ctx, s, op->seq - 1);
+		wait_set(WAIT_NULL_ONLY, s->obj.ctx, s, op->seq - 1, false);
 }
 
 static void run_launch(struct hd_stream *s, struct hd_op *op)
@@ -139,24 +242,14 @@ static void run_op(struct hd_stream *s, struct hd_op *op)
 static void *worker(void *arg)
 {
 	struct hd_stream *s = arg;
-	struct hd_op *op;
 
 	hd_lock();
 	for (;;) {
-		while (!s->head && !s->stop)
+		while ((!s->head || s->running) && !s->stop)
 			pthread_cond_wait(&s->wake, &hd.lock);
-		op = s->head;
-		if (!op)
+		if (!s->head || s->running)
 			break;
-		s->head = op->next;
-		if (!s->head)
-			s->tail = &s->head;
-		s->running = op->seq;
-		run_op(s, op);
-		s->running = 0;
-		hd.pending--;
-		free(op);
-		pthread_cond_broadcast(&hd.done);
+		run_next(s);
 	}
 	hd_unlock();
 	return NULL;
@@ -178,7 +271,9 @@ void hd_submit(struct hd_stream *s, struct hd_op *op)
 	*s->tail = op;
 	s->tail = &op->next;
 	hd.pending++;
-	pthread_cond_signal(&s->wake);
+	/* A running executor, worker or helper, takes it or kicks it when done. */
+	if (!batching && !s->running)
+		pthread_cond_signal(&s->wake);
 }
 
 CUresult hd_stream_new(struct hd_ctx *ctx, unsigned int flags, bool is_null,
@@ -323,7 +418,7 @@ CUresult hd_cuStreamSynchronize(CUstream stream)
 		goto out;
 	s->refs++;
 	if (s->is_null)
-		wait_set(WAIT_LEGACY, s->obj.ctx, NULL, hd.seq);
+		wait_set(WAIT_LEGACY, s->obj.ctx, NULL, hd.seq, true);
 	else
 		wait_stream(s, hd.seq);
 	ret = s->err;

@@ -3,9 +3,11 @@
  * The host device through the ops table, part 3: streams (FIFO order,
  * query, legacy NULL-stream ordering), events (timing, re-recording, bad
  * handles), async errors latched until a synchronize, cuMemFree waiting for
- * queued work, the load hook, and several host threads at once.
+ * queued work, the load hook, batches that hold work back, and several host
+ * threads at once.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include "hostdev_kernels.h"
 
 /*
@@ -345,6 +347,91 @@ static void test_load_reports_queue_and_utilization(void **state)
 	CU(D->cuStreamDestroy(s));
 }
 
+/* Poll without waiting, as a caller that only queries would: true once idle. */
+static bool finishes_unwaited(CUstream s)
+{
+	double until = now_ms() + 5000;
+	CUresult r;
+
+	while ((r = D->cuStreamQuery(s)) == CUDA_ERROR_NOT_READY && now_ms() < until)
+		sleep_ms(1);
+	return r == CUDA_SUCCESS;
+}
+
+/*
+ * Work held by a batch never blocks: a synchronize inside the batch, which
+ * runs the spinning kernel itself, first wakes the copy on another stream
+ * that releases it; work left at the batch's end starts with no one waiting.
+ */
+static void test_batch_holds_nothing_back(void **state)
+{
+	CUdeviceptr flag = zeroed(4), out = zeroed(4);
+	CUstream a, b;
+	static int one = 1, two = 2;
+
+	(void)state;
+	CU(D->cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+	CU(D->cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+	sleep_ms(20);	/* the workers park: only a wakeup starts held work */
+	D->batch_begin(D);
+	CU(launch_wait(a, flag, out, SPIN_FOREVER));
+	CU(D->cuMemcpyHtoDAsync(flag, &one, sizeof(one), b));
+	CU(D->cuStreamSynchronize(a));
+	assert_int_equal(read_int(out), 1);
+
+	CU(D->cuMemcpyHtoDAsync(out, &two, sizeof(two), a));
+	D->batch_end(D);
+	assert_true(finishes_unwaited(a));
+	assert_int_equal(read_int(out), 2);
+	CU(D->cuStreamDestroy(a));
+	CU(D->cuStreamDestroy(b));
+}
+
+struct syncer {
+	CUstream s;
+	CUresult ret;
+};
+
+static void *synchronize(void *arg)
+{
+	struct syncer *y = arg;
+
+	y->ret = D->cuCtxSetCurrent(C);
+	if (!y->ret)
+		y->ret = D->cuStreamSynchronize(y->s);
+	return NULL;
+}
+
+/*
+ * The kernel is held by a batch, so the synchronizing thread runs it. Work
+ * queued on the stream meanwhile, which the batch's end cannot start as the
+ * stream is busy, is not stranded when the synchronize returns: it goes to
+ * the worker, and finishes with no one waiting for it.
+ */
+static void test_work_queued_during_a_synchronize(void **state)
+{
+	CUdeviceptr flag = zeroed(4), out = zeroed(4), buf = zeroed(4);
+	struct syncer y = { .ret = CUDA_ERROR_UNKNOWN };
+	static int seven = 7;
+	pthread_t t;
+
+	(void)state;
+	CU(D->cuStreamCreate(&y.s, CU_STREAM_NON_BLOCKING));
+	sleep_ms(20);
+	D->batch_begin(D);
+	CU(launch_wait(y.s, flag, out, SPIN_FOREVER));
+	assert_int_equal(pthread_create(&t, NULL, synchronize, &y), 0);
+	sleep_ms(50);
+	CU(D->cuMemcpyHtoDAsync(buf, &seven, sizeof(seven), y.s));
+	D->batch_end(D);
+	release_flag(flag, 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	CU(y.ret);
+	assert_true(finishes_unwaited(y.s));
+	assert_int_equal(read_int(buf), 7);
+	CU(D->cuStreamDestroy(y.s));
+}
+
 #define THREADS	3
 #define ROUNDS	20
 #define M	512
@@ -427,6 +514,8 @@ int main(void)
 		T(test_async_errors_latch),
 		T(test_free_waits_for_queued_work),
 		T(test_load_reports_queue_and_utilization),
+		T(test_batch_holds_nothing_back),
+		T(test_work_queued_during_a_synchronize),
 		T(test_threads_share_the_device),
 #undef T
 	};
