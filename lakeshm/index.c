@@ -1,34 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Hash plus start bitmap over live allocations; see index.h. */
+/* Hash of live allocations and page map of block starts; see index.h. */
 #include "index.h"
 
-#define MIN_CAPACITY	64
-
-static inline u64 hash(u64 key, u64 mask)
-{
-	return (key * 0x9e3779b97f4a7c15ULL >> 32) & mask;
-}
+#define MIN_BUCKETS	8
+#define MAX_BUCKETS	(1U << 24)	/* keeps bucket and tag bits apart */
 
 static inline unsigned int hi_bit(u64 x)
 {
 	return 63 - __builtin_clzll(x);
 }
 
-static struct lake_index_slot *slots_alloc(u64 capacity)
+static struct lake_index_bucket *buckets_alloc(u32 n)
 {
-	return lake_port_kvzalloc(capacity * sizeof(struct lake_index_slot));
+	return lake_port_kvzalloc((size_t)n * sizeof(struct lake_index_bucket));
 }
 
-int lake_index_init(struct lake_index *ix, u64 granules)
+int lake_index_init(struct lake_index *ix, u32 granules, struct lake_alloc_blk *const *blks)
 {
-	u64 n = granules;
+	u64 n = ((u64)granules >> LAKE_INDEX_PAGE_SHIFT) + 1;
 	unsigned int l;
 
 	memset(ix, 0, sizeof(*ix));
-	ix->slots = slots_alloc(MIN_CAPACITY);
-	if (!ix->slots)
-		return -ENOMEM;
-	ix->mask = MIN_CAPACITY - 1;
+	ix->blks = blks;
+	ix->buckets = buckets_alloc(MIN_BUCKETS);
+	ix->pages = lake_port_kvzalloc(n * sizeof(*ix->pages));
+	if (!ix->buckets || !ix->pages)
+		goto nomem;
+	ix->bmask = MIN_BUCKETS - 1;
 	/* Level l has one bit per word of level l - 1, up to a single word. */
 	for (l = 0; l < LAKE_INDEX_MAX_LEVELS; l++) {
 		u64 words = (n + 63) / 64;
@@ -41,6 +39,7 @@ int lake_index_init(struct lake_index *ix, u64 granules)
 			return 0;
 		n = words;
 	}
+	lake_index_destroy(ix);
 	return -EINVAL;	/* range too large for LAKE_INDEX_MAX_LEVELS */
 nomem:
 	lake_index_destroy(ix);
@@ -53,122 +52,123 @@ void lake_index_destroy(struct lake_index *ix)
 
 	for (l = 0; l < ix->levels; l++)
 		lake_port_kvfree(ix->bits[l]);
-	lake_port_kvfree(ix->slots);
+	lake_port_kvfree(ix->pages);
+	lake_port_kvfree(ix->buckets);
 	memset(ix, 0, sizeof(*ix));
 }
 
-static void put_slot(struct lake_index_slot *slots, u64 mask, u64 key, void *val)
+static void put_way(struct lake_index_bucket *b, unsigned int w, u32 g, u32 node)
 {
-	u64 i = hash(key, mask);
-
-	while (slots[i].key)
-		i = (i + 1) & mask;
-	slots[i].key = key;
-	slots[i].val = val;
+	lake_index_set_tag(b, w, lake_index_tag(g));
+	b->node[w] = node;
 }
 
-/* Double the table; on failure keep the old one (it still has room). */
-static void grow(struct lake_index *ix)
+/* Both of a key's buckets are full: move one node out of @b, to its other. */
+static int make_room(const struct lake_index *ix, struct lake_index_bucket *buckets, u32 bmask,
+		     struct lake_index_bucket *b)
 {
-	u64 cap = (ix->mask + 1) * 2, i;
-	struct lake_index_slot *s = slots_alloc(cap);
+	unsigned int w;
 
-	if (!s)
-		return;
-	for (i = 0; i <= ix->mask; i++)
-		if (ix->slots[i].key)
-			put_slot(s, cap - 1, ix->slots[i].key, ix->slots[i].val);
-	lake_port_kvfree(ix->slots);
-	ix->slots = s;
-	ix->mask = cap - 1;
-}
+	for (w = 0; w < LAKE_INDEX_WAYS; w++) {
+		u32 g = (*ix->blks)[b->node[w]].off;
+		struct lake_index_bucket *o = &buckets[lake_index_bucket1(g, bmask)];
+		int e;
 
-static void bit_set(struct lake_index *ix, u64 g)
-{
-	unsigned int l;
-
-	for (l = 0; l < ix->levels; l++, g /= 64) {
-		u64 old = ix->bits[l][g / 64];
-
-		ix->bits[l][g / 64] = old | (1ULL << (g % 64));
-		if (old)
-			break;	/* the levels above already know */
-	}
-}
-
-static void bit_clear(struct lake_index *ix, u64 g)
-{
-	unsigned int l;
-
-	for (l = 0; l < ix->levels; l++, g /= 64) {
-		ix->bits[l][g / 64] &= ~(1ULL << (g % 64));
-		if (ix->bits[l][g / 64])
-			break;
-	}
-}
-
-int lake_index_insert(struct lake_index *ix, u64 g, void *val)
-{
-	if (ix->count * 2 >= ix->mask + 1)
-		grow(ix);
-	if (ix->count * 4 >= (ix->mask + 1) * 3)
-		return -ENOMEM;	/* growth failed and probing would degrade */
-	put_slot(ix->slots, ix->mask, g + 1, val);
-	ix->count++;
-	bit_set(ix, g);
-	return 0;
-}
-
-static s64 find_slot(const struct lake_index *ix, u64 g)
-{
-	u64 key = g + 1, i = hash(key, ix->mask);
-
-	while (ix->slots[i].key) {
-		if (ix->slots[i].key == key)
-			return i;
-		i = (i + 1) & ix->mask;
+		if (o == b)
+			o = &buckets[lake_index_bucket2(g, bmask)];
+		e = lake_index_empty_way(o);
+		if (e >= 0) {
+			put_way(o, e, g, b->node[w]);
+			lake_index_set_tag(b, w, 0);
+			return w;
+		}
 	}
 	return -1;
 }
 
-void *lake_index_lookup(const struct lake_index *ix, u64 g)
+/*
+ * A node goes to its first bucket while that has room, else to its second,
+ * so most lookups read one cache line. -ENOSPC when both are full and no
+ * node in them can move to its other bucket.
+ */
+static int place(const struct lake_index *ix, struct lake_index_bucket *buckets, u32 bmask,
+		 u32 node)
 {
-	s64 i = find_slot(ix, g);
+	u32 g = (*ix->blks)[node].off;
+	struct lake_index_bucket *b = &buckets[lake_index_bucket1(g, bmask)];
+	int w = lake_index_empty_way(b);
 
-	return i < 0 ? NULL : ix->slots[i].val;
-}
-
-void *lake_index_erase(struct lake_index *ix, u64 g)
-{
-	s64 i = find_slot(ix, g);
-	u64 j, home, mask = ix->mask;
-	void *val;
-
-	if (i < 0)
-		return NULL;
-	val = ix->slots[i].val;
-	/*
-	 * Linear probing without tombstones: pull later entries of the probe
-	 * run back into the hole unless their home slot lies after it.
-	 */
-	for (j = (i + 1) & mask; ix->slots[j].key; j = (j + 1) & mask) {
-		home = hash(ix->slots[j].key, mask);
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			ix->slots[i] = ix->slots[j];
-			i = j;
-		}
+	if (w < 0) {
+		b = &buckets[lake_index_bucket2(g, bmask)];
+		w = lake_index_empty_way(b);
+		if (w < 0)
+			w = make_room(ix, buckets, bmask, b);
+		if (w < 0)
+			return -ENOSPC;
 	}
-	ix->slots[i].key = 0;
-	ix->slots[i].val = NULL;
-	ix->count--;
-	bit_clear(ix, g);
-	return val;
+	put_way(b, w, g, node);
+	return 0;
 }
 
-void *lake_index_floor(const struct lake_index *ix, u64 g)
+/* Rebuild with twice the buckets (or more); on failure keep the old table. */
+static int grow(struct lake_index *ix)
 {
+	u32 n = (ix->bmask + 1) * 2, i, w;
+	struct lake_index_bucket *nb;
+
+	for (; n <= MAX_BUCKETS; n *= 2) {
+		nb = buckets_alloc(n);
+		if (!nb)
+			return -ENOMEM;
+		for (i = 0; i <= ix->bmask; i++)
+			for (w = 0; w < LAKE_INDEX_WAYS; w++)
+				if ((ix->buckets[i].tags[w / 8] >> (8 * (w % 8)) & 0xff) &&
+				    place(ix, nb, n - 1, ix->buckets[i].node[w]))
+					goto retry;
+		lake_port_kvfree(ix->buckets);
+		ix->buckets = nb;
+		ix->bmask = n - 1;
+		return 0;
+retry:
+		lake_port_kvfree(nb);
+	}
+	return -ENOMEM;
+}
+
+/* The first bucket is full or the table is at its load limit. */
+int lake_index_insert_slow(struct lake_index *ix, u32 node)
+{
+	if (ix->count >= (ix->bmask + 1) * 8 && grow(ix))
+		return -ENOMEM;
+	if (place(ix, ix->buckets, ix->bmask, node) &&
+	    (grow(ix) || place(ix, ix->buckets, ix->bmask, node)))
+		return -ENOMEM;
+	ix->count++;
+	return 0;
+}
+
+/* Page @p turned empty (@node 0) or non-empty: carry it up the levels. */
+void lake_index_set_page_slow(struct lake_index *ix, u64 p, u32 node)
+{
+	unsigned int l;
+
+	for (l = 0; l < ix->levels; l++, p /= 64) {
+		u64 *w = &ix->bits[l][p / 64], old = *w;
+
+		if (node)
+			*w = old | (1ULL << (p % 64));
+		else
+			*w = old & ~(1ULL << (p % 64));
+		/* The levels above change only when a word turns (non-)empty. */
+		if (!old == !*w)
+			break;
+	}
+}
+
+u32 lake_index_page_floor(const struct lake_index *ix, u32 g)
+{
+	s64 i = g >> LAKE_INDEX_PAGE_SHIFT;
 	unsigned int l = 0;
-	s64 i = g;
 	u64 idx;
 
 	/* Climb until some level has a set bit at or below the position. */
@@ -176,7 +176,7 @@ void *lake_index_floor(const struct lake_index *ix, u64 g)
 		u64 w, m;
 
 		if (i < 0 || l == ix->levels)
-			return NULL;
+			return 0;
 		w = i / 64;
 		m = ix->bits[l][w] & (~0ULL >> (63 - i % 64));
 		if (m) {
@@ -189,5 +189,21 @@ void *lake_index_floor(const struct lake_index *ix, u64 g)
 	/* Descend along the highest set bit. */
 	while (l-- > 0)
 		idx = idx * 64 + hi_bit(ix->bits[l][idx]);
-	return lake_index_lookup(ix, idx);
+	return ix->pages[idx];
+}
+
+int lake_index_validate(const struct lake_index *ix, u32 granules)
+{
+	u64 n = ((u64)granules >> LAKE_INDEX_PAGE_SHIFT) + 1, i;
+	unsigned int l;
+
+	for (i = 0; i < n; i++)
+		if (!!ix->pages[i] != !!(ix->bits[0][i / 64] & (1ULL << (i % 64))))
+			return -EFAULT;
+	for (l = 1; l < ix->levels; l++, n = (n + 63) / 64)
+		for (i = 0; i < (n + 63) / 64; i++)
+			if (!!ix->bits[l - 1][i] !=
+			    !!(ix->bits[l][i / 64] & (1ULL << (i % 64))))
+				return -EFAULT;
+	return 0;
 }

@@ -45,8 +45,18 @@ typedef int64_t s64;
 
 #define lake_port_malloc(sz)	malloc(sz)
 #define lake_port_free(p)	free(p)
-#define lake_port_kvzalloc(sz)	calloc(1, sz)
 #define lake_port_kvfree(p)	free(p)
+
+/* Zeroed and cache-line aligned, as kvzalloc() of a power-of-two size is. */
+static inline void *lake_port_kvzalloc(size_t sz)
+{
+	void *p = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+
+	if (p)
+		memset(p, 0, sz);
+	return p;
+}
+
 /* Host builds are tests and tools: warnings stay quiet unless LAKE_VERBOSE is set. */
 #define lake_port_warn(fmt, ...) do {					\
 	if (getenv("LAKE_VERBOSE"))					\

@@ -110,6 +110,33 @@ static void test_best_fit_choice(void **state)
 	(void)guard;
 }
 
+/* The same among holes above the classes, which live in the tree. */
+static void test_best_fit_big(void **state)
+{
+	static const u64 holes[] = { 512 * KIB, 1 * MIB, 768 * KIB, 512 * KIB };
+	struct lake_alloc s;
+	u64 hole_off[4], off;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(lake_alloc_init(&s, 8 * MIB), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(lake_alloc_alloc(&s, holes[i], 0, &hole_off[i]), 0);
+		assert_int_equal(lake_alloc_alloc(&s, 64, 0, &off), 0);
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(lake_alloc_free(&s, hole_off[i]), 0);
+	assert_int_equal(lake_alloc_alloc(&s, 600 * KIB, 0, &off), 0);
+	assert_int_equal(off, hole_off[2]);
+	/* Equal big holes: the lower offset wins. */
+	assert_int_equal(lake_alloc_alloc(&s, 300 * KIB, 0, &off), 0);
+	assert_int_equal(off, hole_off[0]);
+	assert_int_equal(lake_alloc_alloc(&s, 900 * KIB, 0, &off), 0);
+	assert_int_equal(off, hole_off[1]);
+	assert_int_equal(lake_alloc_check(&s), 0);
+	lake_alloc_destroy(&s);
+}
+
 /* Equal-sized holes: the most recently freed wins (its memory is warm). */
 static void test_best_fit_tie_takes_latest_freed(void **state)
 {
@@ -276,6 +303,65 @@ static void test_find(void **state)
 	assert_int_equal(lake_alloc_find(&A, a, 1, NULL, NULL), -EINVAL);
 }
 
+/*
+ * 100,000 tiny blocks: the node array, the class-list entries and the hash
+ * all grow many times over, and the hash has to move keys between buckets.
+ */
+static void test_growth(void **state)
+{
+	enum { N = 100000 };
+	static u64 offs[N];
+	struct lake_alloc_stats st;
+	struct lake_alloc s;
+	unsigned int i;
+	u64 bsize;
+
+	(void)state;
+	assert_int_equal(lake_alloc_init(&s, 16 * MIB), 0);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(lake_alloc_alloc(&s, 64, 0, &offs[i]), 0);
+		assert_int_equal(offs[i], i * 64ULL);
+	}
+	assert_int_equal(lake_alloc_check(&s), 0);
+	for (i = 0; i < N; i += 2)
+		assert_int_equal(lake_alloc_free(&s, offs[i]), 0);
+	assert_int_equal(lake_alloc_check(&s), 0);
+	for (i = 1; i < N; i += 2) {
+		assert_int_equal(lake_alloc_find(&s, offs[i] + 63, 1, NULL, &bsize), 0);
+		assert_int_equal(bsize, 64);
+		assert_int_equal(lake_alloc_find(&s, offs[i] - 1, 1, NULL, NULL), -EINVAL);
+	}
+	for (i = 1; i < N; i += 2)
+		assert_int_equal(lake_alloc_free(&s, offs[i]), 0);
+	assert_int_equal(lake_alloc_check(&s), 0);
+	lake_alloc_get_stats(&s, &st);
+	assert_int_equal(st.free_blocks, 1);
+	assert_int_equal(st.largest_free, 16 * MIB);
+	lake_alloc_destroy(&s);
+}
+
+/* Offsets past 4 GiB, and the size limit. */
+static void test_large_region(void **state)
+{
+	struct lake_alloc s;
+	u64 big, small, boff;
+
+	(void)state;
+	assert_int_equal(lake_alloc_init(&s, LAKE_ALLOC_MAX_SIZE + 64), -EINVAL);
+	assert_int_equal(lake_alloc_init(&s, 8 * 1024 * MIB), 0);
+	assert_int_equal(lake_alloc_alloc(&s, 5 * 1024 * MIB, 0, &big), 0);
+	assert_int_equal(lake_alloc_alloc(&s, 100, 1 * MIB, &small), 0);
+	assert_int_equal(small, 5 * 1024 * MIB);
+	assert_int_equal(lake_alloc_find(&s, small + 99, 1, &boff, NULL), 0);
+	assert_int_equal(boff, small);
+	assert_int_equal(lake_alloc_find(&s, 5 * 1024 * MIB - 1, 2, NULL, NULL), -EINVAL);
+	assert_int_equal(lake_alloc_free(&s, big), 0);
+	assert_int_equal(lake_alloc_check(&s), 0);
+	assert_int_equal(lake_alloc_free(&s, small), 0);
+	assert_int_equal(lake_alloc_check(&s), 0);
+	lake_alloc_destroy(&s);
+}
+
 /* xorshift64*: deterministic, so a failure reproduces from the seed. */
 static u64 rnd(u64 *s)
 {
@@ -290,15 +376,31 @@ static u64 rnd(u64 *s)
 #define STRESS_SLOTS	512
 #define GRANULES	(STRESS_REGION / 64)
 
+/* lake_alloc_find() at @g agrees with the shadow map (slot + 1 per granule). */
+static void check_find(struct lake_alloc *s, const u16 *shadow, const u64 *off,
+		       const u64 *len, u64 g, unsigned long step)
+{
+	u64 boff = 0, bsize = 0;
+	int ret = lake_alloc_find(s, g * 64 + 7, 1, &boff, &bsize);
+	unsigned int slot = shadow[g];
+
+	if (!slot ? ret != -EINVAL :
+	    ret || boff != off[slot - 1] || bsize != len[slot - 1])
+		fail_msg("step %lu: find(%#llx) = %d, %#llx+%llu", step,
+			 (unsigned long long)g * 64 + 7, ret, (unsigned long long)boff,
+			 (unsigned long long)bsize);
+}
+
 /*
  * A million random allocs and frees against a shadow map of the region:
- * after every step, the new block must not overlap any live one and the
- * allocator's accounting must equal the model's. A full structural check
- * runs every 4096 steps and at the end.
+ * after every step, the new block must not overlap any live one, the
+ * allocator's accounting must equal the model's, and find() must name the
+ * allocation (or none) the map shows at a random byte. A full structural
+ * check runs every 4096 steps and at the end.
  */
 static void test_stress(void **state)
 {
-	static u8 shadow[GRANULES];
+	static u16 shadow[GRANULES];
 	static u64 off[STRESS_SLOTS], len[STRESS_SLOTS];
 	struct lake_alloc s;
 	struct lake_alloc_stats st;
@@ -335,7 +437,7 @@ static void test_stress(void **state)
 				if (shadow[g])
 					fail_msg("step %lu: overlap at %#llx", i,
 						 (unsigned long long)g * 64);
-				shadow[g] = 1;
+				shadow[g] = slot + 1;
 			}
 			used += len[slot];
 			live++;
@@ -345,6 +447,7 @@ static void test_stress(void **state)
 			fail_msg("step %lu: accounting %llu/%llu vs model %llu/%llu", i,
 				 (unsigned long long)st.used, (unsigned long long)st.live_allocs,
 				 (unsigned long long)used, (unsigned long long)live);
+		check_find(&s, shadow, off, len, rnd(&seed) % GRANULES, i);
 		if (i % 4096 == 0)
 			assert_int_equal(lake_alloc_check(&s), 0);
 	}
@@ -370,6 +473,7 @@ int main(void)
 		T(test_sizes_round_to_64),
 		T(test_best_fit_choice),
 		T(test_best_fit_tie_takes_latest_freed),
+		cmocka_unit_test(test_best_fit_big),
 		T(test_coalesce_both_sides),
 		T(test_free_everything_leaves_one_block),
 		T(test_alignment),
@@ -378,6 +482,8 @@ int main(void)
 		T(test_exhaustion),
 		T(test_double_free_and_foreign_offsets),
 		T(test_find),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_large_region),
 		cmocka_unit_test(test_stress),
 	};
 
