@@ -10,14 +10,8 @@
  * (staging.h). An inline async device-to-host copy waits for its stream,
  * since the data must be in the reply; an error of earlier work on that
  * stream is then its result.
- *
- * The driver layer has no async memset. On the default stream the
- * synchronous one orders the same way (both are legacy-stream work); on
- * another stream the memset becomes async copies of a staged pattern.
  */
 #include "dispatch.h"
-
-#define MEMSET_CHUNK	(1U << 20)
 
 static CUresult check_range(struct laked *d, struct laked_call *c, u64 dptr, u64 bytes)
 {
@@ -191,57 +185,29 @@ CUresult laked_call_memcpy(struct laked *d, struct laked_call *c)
 	return r;
 }
 
-/*
- * An async memset on a stream: async copies from a pattern staged once,
- * MEMSET_CHUNK bytes at most, which every piece of the range reuses.
- */
-static CUresult memset_on_stream(struct laked *d, struct laked_call *c, u64 bytes, bool d32)
-{
-	const struct lake_wire_memset_args *a = &c->req->args.memset;
-	u32 chunk = bytes < MEMSET_CHUNK ? (u32)bytes : MEMSET_CHUNK, i;
-	CUresult r = CUDA_SUCCESS;
-	u8 *pattern;
-	u64 off;
-
-	if (d32 && a->dptr % 4)
-		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "unaligned pointer");
-	if (!bytes)
-		return CUDA_SUCCESS;
-	pattern = laked_stage(&d->staged, c->ctx->handle, c->stream->handle, chunk);
-	if (!pattern)
-		return staging_full(c);
-	if (d32) {
-		for (i = 0; i < chunk; i += 4)
-			memcpy(pattern + i, &a->value, 4);
-	} else {
-		memset(pattern, (int)a->value, chunk);
-	}
-	for (off = 0; off < bytes && !r; off += chunk)
-		r = d->drv->cuMemcpyHtoDAsync(a->dptr + off, pattern,
-					      bytes - off < chunk ? bytes - off : chunk,
-					      c->cu_stream);
-	return r;
-}
-
 CUresult laked_call_memset(struct laked *d, struct laked_call *c)
 {
 	const struct lake_wire_memset_args *a = &c->req->args.memset;
+	struct lake_driver *drv = d->drv;
 	u16 api = c->req->api;
 	bool d32 = api == LAKE_API_MEMSET_D32 || api == LAKE_API_MEMSET_D32_ASYNC;
-	bool async = api == LAKE_API_MEMSET_D8_ASYNC || api == LAKE_API_MEMSET_D32_ASYNC;
 	CUresult r;
-	u64 bytes;
 
 	if (d32 && a->count > UINT64_MAX / 4)
 		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "count %llu overflows",
 				    (unsigned long long)a->count);
-	bytes = d32 ? a->count * 4 : a->count;
-	r = check_range(d, c, a->dptr, bytes);
+	r = check_range(d, c, a->dptr, d32 ? a->count * 4 : a->count);
 	if (r)
 		return r;
-	if (async && c->stream)
-		return memset_on_stream(d, c, bytes, d32);
-	if (d32)
-		return d->drv->cuMemsetD32(a->dptr, a->value, a->count);
-	return d->drv->cuMemsetD8(a->dptr, (unsigned char)a->value, a->count);
+	switch (api) {
+	case LAKE_API_MEMSET_D8:
+		return drv->cuMemsetD8(a->dptr, (unsigned char)a->value, a->count);
+	case LAKE_API_MEMSET_D32:
+		return drv->cuMemsetD32(a->dptr, a->value, a->count);
+	case LAKE_API_MEMSET_D8_ASYNC:
+		return drv->cuMemsetD8Async(a->dptr, (unsigned char)a->value, a->count,
+					    c->cu_stream);
+	default:
+		return drv->cuMemsetD32Async(a->dptr, a->value, a->count, c->cu_stream);
+	}
 }

@@ -6,8 +6,10 @@
  * The driver exports each entry point under every ABI version it ever had;
  * the plain name is the oldest (cuMemAlloc takes a 32-bit size). Each op is
  * resolved under the versioned name that cuda.h maps the plain name to
- * (#define cuMemAlloc cuMemAlloc_v2), and the ops table points straight at
- * the driver's functions. Two exceptions:
+ * (#define cuMemAlloc cuMemAlloc_v2) without CUDA_API_PER_THREAD_DEFAULT_STREAM:
+ * lake's NULL stream is the legacy default stream, not the per-thread one of
+ * the _ptds/_ptsz names. The ops table points straight at the driver's
+ * functions. Two exceptions:
  *
  * - cuCtxCreate: lake keeps the classic signature, exported as
  *   cuCtxCreate_v2. Should a driver drop it, cuCtxCreate_v4 (what CUDA 13's
@@ -59,6 +61,8 @@ static const struct cuda_sym cuda_syms[] = {
 	SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL),
 	SYM(cuMemsetD8, "cuMemsetD8_v2", NULL),
 	SYM(cuMemsetD32, "cuMemsetD32_v2", NULL),
+	SYM(cuMemsetD8Async, "cuMemsetD8Async", NULL),
+	SYM(cuMemsetD32Async, "cuMemsetD32Async", NULL),
 	SYM(cuMemGetInfo, "cuMemGetInfo_v2", NULL),
 	SYM(cuStreamCreate, "cuStreamCreate", NULL),
 	SYM(cuStreamSynchronize, "cuStreamSynchronize", NULL),

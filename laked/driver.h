@@ -79,6 +79,10 @@ struct lake_driver {
 				      CUstream stream);
 	CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
 	CUresult (*cuMemsetD32)(CUdeviceptr dst, unsigned int value, size_t count);
+	CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t count,
+				    CUstream stream);
+	CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned int value, size_t count,
+				     CUstream stream);
 	CUresult (*cuMemGetInfo)(size_t *free, size_t *total);
 
 	CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);

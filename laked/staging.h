@@ -2,12 +2,11 @@
 /*
  * Host buffers that async copies read from later: inline host-to-device
  * data, which arrives in a CALL message that is gone once the message is
- * handled, and the patterns async memsets are made of. An async copy may
- * read its source when it runs (the host device does; CUDA stages pageable
- * memory itself), so each buffer is kept until its stream is known to be
- * done with it: a synchronize of the stream or its context, or its
- * destruction. The total is capped; past it such calls fail with
- * CUDA_ERROR_OUT_OF_MEMORY until the kernel synchronizes.
+ * handled. An async copy may read its source when it runs (the host device
+ * does; CUDA stages pageable memory itself), so each buffer is kept until its
+ * stream is known to be done with it: a synchronize of the stream or its
+ * context, or its destruction. The total is capped; past it such calls fail
+ * with CUDA_ERROR_OUT_OF_MEMORY until the kernel synchronizes.
  */
 #ifndef LAKED_STAGING_H
 #define LAKED_STAGING_H

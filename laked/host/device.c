@@ -220,6 +220,8 @@ static struct lake_driver host_driver = {
 	OP(cuMemcpyDtoHAsync),
 	OP(cuMemsetD8),
 	OP(cuMemsetD32),
+	OP(cuMemsetD8Async),
+	OP(cuMemsetD32Async),
 	OP(cuMemGetInfo),
 	OP(cuStreamCreate),
 	OP(cuStreamSynchronize),

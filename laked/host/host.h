@@ -111,6 +111,7 @@ struct hd_module {
 
 enum hd_op_kind {
 	HD_OP_COPY,
+	HD_OP_MEMSET,
 	HD_OP_LAUNCH,
 	HD_OP_RECORD,
 };
@@ -130,6 +131,12 @@ struct hd_op {
 			const void *src;
 			size_t bytes;
 		} copy;
+		struct {
+			void *dst;
+			size_t count;
+			unsigned int value;
+			bool d32;
+		} memset;
 		struct {
 			const struct lake_kernel_desc *desc;
 			struct lake_dim3 grid, block;
@@ -184,6 +191,8 @@ void hd_ctx_fini(void);
 int hd_mem_init(size_t bytes);
 void hd_mem_fini(void);
 void hd_mem_release_ctx(void *ctx);
+/* @count bytes, or 32-bit words at a 4-byte aligned @dst, of @value */
+void hd_mem_fill(void *dst, unsigned int value, size_t count, bool d32);
 
 /* stream.c */
 /* NULL: the current context's NULL stream */
@@ -257,6 +266,10 @@ CUresult hd_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CU
 CUresult hd_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
 CUresult hd_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count);
 CUresult hd_cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count);
+CUresult hd_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+			    CUstream stream);
+CUresult hd_cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+			     CUstream stream);
 CUresult hd_cuMemGetInfo(size_t *free, size_t *total);
 CUresult hd_cuMemHostRegister(void *p, size_t bytes, unsigned int flags);
 CUresult hd_cuMemHostUnregister(void *p);

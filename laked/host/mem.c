@@ -289,8 +289,8 @@ CUresult hd_cuMemGetInfo(size_t *free_bytes, size_t *total)
 }
 
 /*
- * Synchronous copies and memsets: validate, wait for the legacy stream set
- * (they order as NULL-stream work), then run in the calling thread.
+ * Synchronous copies: validate, wait for the legacy stream set (they order
+ * as NULL-stream work), then run in the calling thread.
  */
 static CUresult sync_begin(void *dev, const void *host, size_t bytes, void **mapped)
 {
@@ -337,36 +337,99 @@ CUresult hd_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 	return ret;
 }
 
-CUresult hd_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
+void hd_mem_fill(void *dst, unsigned int value, size_t count, bool d32)
 {
+	u32 *words = dst;
+	size_t i;
+
+	if (!d32) {
+		memset(dst, (unsigned char)value, count);
+		return;
+	}
+	for (i = 0; i < count; i++)
+		words[i] = value;
+}
+
+/* The checks of every memset, synchronous or not; *mapped stays NULL for none. */
+static CUresult memset_range(CUdeviceptr dst, size_t count, bool d32, void **mapped)
+{
+	*mapped = NULL;
+	if (d32 && (dst % 4 || count > SIZE_MAX / 4))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!count)
+		return CUDA_SUCCESS;
+	*mapped = mem_map(dst, d32 ? count * 4 : count);
+	return *mapped ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Like the synchronous copies, NULL-stream work run by the calling thread. */
+static CUresult memset_sync(CUdeviceptr dst, unsigned int value, size_t count, bool d32)
+{
+	struct hd_ctx *ctx;
+	void *d = NULL;
 	CUresult ret;
-	void *d;
 
 	hd_lock();
-	ret = sync_begin((void *)(uintptr_t)dst, &value, count, &d);
+	ret = hd_current(&ctx);
+	if (!ret)
+		ret = memset_range(dst, count, d32, &d);
+	if (d)
+		hd_wait_legacy(ctx->obj.handle);
 	hd_unlock();
-	if (!ret && count)
-		memset(d, value, count);
+	if (d)
+		hd_mem_fill(d, value, count, d32);
 	return ret;
+}
+
+CUresult hd_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
+{
+	return memset_sync(dst, value, count, false);
 }
 
 CUresult hd_cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count)
 {
-	struct hd_ctx *ctx;
-	u32 *d = NULL;
+	return memset_sync(dst, value, count, true);
+}
+
+static CUresult memset_async(CUdeviceptr dst, unsigned int value, size_t count, bool d32,
+			     CUstream stream)
+{
+	struct hd_stream *s;
+	struct hd_op *op;
+	void *d = NULL;
 	CUresult ret;
-	size_t i;
 
 	hd_lock();
-	ret = hd_current(&ctx);
-	if (!ret && (dst % 4 || count > SIZE_MAX / 4))
-		ret = CUDA_ERROR_INVALID_VALUE;
+	ret = hd_stream_resolve(stream, &s);
 	if (!ret)
-		ret = sync_begin((void *)(uintptr_t)dst, &value, count * 4, (void **)&d);
+		ret = memset_range(dst, count, d32, &d);
+	if (ret || !d)
+		goto out;
+	ret = CUDA_ERROR_OUT_OF_MEMORY;
+	op = hd_op_new(HD_OP_MEMSET, 0);
+	if (!op)
+		goto out;
+	op->memset.dst = d;
+	op->memset.count = count;
+	op->memset.value = value;
+	op->memset.d32 = d32;
+	hd_submit(s, op);
+	ret = CUDA_SUCCESS;
+out:
 	hd_unlock();
-	for (i = 0; !ret && i < count; i++)
-		d[i] = value;
 	return ret;
+}
+
+CUresult hd_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+			    CUstream stream)
+{
+	return memset_async(dst, value, count, false, stream);
+}
+
+CUresult hd_cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+			     CUstream stream)
+{
+	return memset_async(dst, value, count, true, stream);
 }
 
 static CUresult copy_async(void *dst, const void *src, size_t bytes, CUstream stream)

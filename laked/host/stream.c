@@ -19,9 +19,9 @@
  * memsets behave as NULL-stream work.
  *
  * A failed operation (a kernel that traps) latches CUDA_ERROR_LAUNCH_FAILED
- * in its stream. Copies and kernels queued behind it are discarded, as the
- * real driver does after a fault, until a synchronize of the stream or the
- * context reports the error and clears it. Unlike the real driver's, the
+ * in its stream. Copies, memsets and kernels queued behind it are discarded,
+ * as the real driver does after a fault, until a synchronize of the stream or
+ * the context reports the error and clears it. Unlike the real driver's, the
  * error is not sticky: the stream is usable again afterwards.
  */
 #include <time.h>
@@ -226,6 +226,13 @@ static void run_op(struct hd_stream *s, struct hd_op *op)
 			break;
 		hd_unlock();
 		memcpy(op->copy.dst, op->copy.src, op->copy.bytes);
+		hd_lock();
+		break;
+	case HD_OP_MEMSET:
+		if (s->err)
+			break;
+		hd_unlock();
+		hd_mem_fill(op->memset.dst, op->memset.value, op->memset.count, op->memset.d32);
 		hd_lock();
 		break;
 	case HD_OP_LAUNCH:

@@ -91,6 +91,16 @@ static CUresult memset_d32(CUdeviceptr dst, unsigned int value, size_t count)
 	return host->cuMemsetD32(dst + shift, value, count);
 }
 
+static CUresult memset_d8_async(CUdeviceptr dst, unsigned char value, size_t count, CUstream s)
+{
+	return host->cuMemsetD8Async(dst + shift, value, count, s);
+}
+
+static CUresult memset_d32_async(CUdeviceptr dst, unsigned int value, size_t count, CUstream s)
+{
+	return host->cuMemsetD32Async(dst + shift, value, count, s);
+}
+
 /* Where the arena's first allocation lands, in a context of our own. */
 static void find_shift(void)
 {
@@ -139,6 +149,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	drv.cuMemcpyDtoHAsync = memcpy_dtoh_async;
 	drv.cuMemsetD8 = memset_d8;
 	drv.cuMemsetD32 = memset_d32;
+	drv.cuMemsetD8Async = memset_d8_async;
+	drv.cuMemsetD32Async = memset_d32_async;
 	return 0;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A fake libcuda.so.1 for test_cuda_drv.c. Every entry point records its own
- * symbol name and succeeds, and the driver's older ABI names are exported
- * too, as decoys: a test can then tell which symbol each op of laked's
- * CUDA backend reached. (The decoys take lake/cuda.h's signatures, not the
- * old ABI's; they are never meant to be called.) Build variants drop symbols the way real drivers
+ * symbol name and succeeds, and the driver's other ABI names (older
+ * versions, per-thread default stream) are exported too, as decoys: a test
+ * can then tell which symbol each op of laked's CUDA backend reached. (The
+ * decoys take lake/cuda.h's signatures, not the other ABIs'; they are never
+ * meant to be called.) Build variants drop symbols the way real drivers
  * differ:
  *
  *	STUB_OLD_DRIVER		a 12.0-era driver: no cuFuncGetParamInfo (12.4),
@@ -73,6 +74,10 @@ STUB(cuMemsetD8, (CUdeviceptr dst, unsigned char v, size_t n))
 STUB(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n))
 STUB(cuMemsetD32, (CUdeviceptr dst, unsigned int v, size_t n))
 STUB(cuMemsetD32_v2, (CUdeviceptr dst, unsigned int v, size_t n))
+STUB(cuMemsetD8Async, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))
+STUB(cuMemsetD8Async_ptsz, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))
+STUB(cuMemsetD32Async, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s))
+STUB(cuMemsetD32Async_ptsz, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s))
 STUB(cuMemGetInfo, (size_t *free, size_t *total))
 STUB(cuMemGetInfo_v2, (size_t *free, size_t *total))
 STUB(cuStreamCreate, (CUstream *s, unsigned int flags))

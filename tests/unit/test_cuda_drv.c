@@ -89,6 +89,8 @@ static struct {
 	X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", D->cuMemcpyDtoHAsync(a.buf, a.p, 1, a.s)) \
 	X(cuMemsetD8, "cuMemsetD8_v2", D->cuMemsetD8(a.p, 0, 1)) \
 	X(cuMemsetD32, "cuMemsetD32_v2", D->cuMemsetD32(a.p, 0, 1)) \
+	X(cuMemsetD8Async, "cuMemsetD8Async", D->cuMemsetD8Async(a.p, 0, 1, a.s)) \
+	X(cuMemsetD32Async, "cuMemsetD32Async", D->cuMemsetD32Async(a.p, 0, 1, a.s)) \
 	X(cuMemGetInfo, "cuMemGetInfo_v2", D->cuMemGetInfo(&a.x, &a.y)) \
 	X(cuStreamCreate, "cuStreamCreate", D->cuStreamCreate(&a.s, 0)) \
 	X(cuStreamSynchronize, "cuStreamSynchronize", D->cuStreamSynchronize(a.s)) \

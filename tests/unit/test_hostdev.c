@@ -67,6 +67,8 @@ static void test_everything_needs_cuinit(void **state)
 	NI(D->cuMemcpyDtoHAsync(name, p, 1, NULL));
 	NI(D->cuMemsetD8(p, 0, 1));
 	NI(D->cuMemsetD32(p, 0, 1));
+	NI(D->cuMemsetD8Async(p, 0, 1, NULL));
+	NI(D->cuMemsetD32Async(p, 0, 1, NULL));
 	NI(D->cuMemGetInfo(&a, &b));
 	NI(D->cuStreamCreate(&s, 0));
 	NI(D->cuStreamSynchronize(s));

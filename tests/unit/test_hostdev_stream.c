@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The host device through the ops table, part 3: streams (FIFO order,
- * query, legacy NULL-stream ordering), events (timing, re-recording, bad
- * handles), async errors latched until a synchronize, cuMemFree waiting for
- * queued work, the load hook, batches that hold work back, and several host
- * threads at once.
+ * query, legacy NULL-stream ordering), async memsets, events (timing,
+ * re-recording, bad handles), async errors latched until a synchronize,
+ * cuMemFree waiting for queued work, the load hook, batches that hold work
+ * back, and several host threads at once.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -113,6 +113,83 @@ static void test_null_stream_legacy_order(void **state)
 	assert_int_equal(read_int(other), 7);
 	CU(D->cuStreamDestroy(blocking));
 	CU(D->cuStreamDestroy(free_running));
+}
+
+/*
+ * Async memsets run in order with the stream's other work: none of it runs
+ * before the spinning kernel is released, and each copy back sees exactly
+ * the memsets queued before it. On the NULL stream, a memset follows the
+ * kernel still running on a blocking stream, so the kernel cannot
+ * overwrite it.
+ */
+static void test_memset_async_order(void **state)
+{
+	CUdeviceptr flag = zeroed(4), out = zeroed(4), buf = zeroed(64);
+	static uint32_t first[16], second[16];
+	CUstream s, blocking;
+	int i;
+
+	(void)state;
+	CU(D->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CU(launch_wait(s, flag, out, SPIN_FOREVER));
+	CU(D->cuMemsetD32Async(buf, 0xc0ffee11, 16, s));
+	CU(D->cuMemcpyDtoHAsync(first, buf, sizeof(first), s));
+	CU(D->cuMemsetD8Async(buf + 61, 0x5a, 3, s));
+	CU(D->cuMemcpyDtoHAsync(second, buf, sizeof(second), s));
+	assert_int_equal(D->cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+	assert_int_equal(read_int(buf), 0);
+	release_flag(flag, 1);
+	CU(D->cuStreamSynchronize(s));
+	for (i = 0; i < 16; i++)
+		assert_int_equal(first[i], 0xc0ffee11);
+	assert_memory_equal(second, first, 15 * 4);
+	assert_int_equal(second[15], 0x5a5a5a11);
+
+	release_flag(flag, 0);
+	CU(D->cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
+	CU(launch_wait(blocking, flag, out, SPIN_FOREVER));
+	CU(D->cuMemsetD32Async(out, 9, 1, NULL));
+	assert_int_equal(D->cuStreamQuery(NULL), CUDA_ERROR_NOT_READY);
+	release_flag(flag, 5);
+	CU(D->cuStreamSynchronize(NULL));
+	assert_int_equal(read_int(out), 9);
+	CU(D->cuStreamDestroy(blocking));
+	CU(D->cuStreamDestroy(s));
+}
+
+/* The synchronous memsets' checks, then the stream's; nothing is queued on failure. */
+static void test_memset_async_refused(void **state)
+{
+	CUdeviceptr p = zeroed(256), gone = dev_alloc(16);
+	CUstream s, dead;
+
+	(void)state;
+	CU(D->cuStreamCreate(&s, 0));
+	CU(D->cuStreamCreate(&dead, 0));
+	CU(D->cuStreamDestroy(dead));
+	CU(D->cuMemFree(gone));
+	assert_int_equal(D->cuMemsetD8Async(p, 1, 257, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD8Async(p + 256, 1, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD8Async(gone, 1, 1, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD8Async(0x1000, 1, 1, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD32Async(p, 1, 65, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD32Async(p + 2, 1, 1, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD32Async(p + 2, 1, 0, s), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(D->cuMemsetD32Async(p, 1, SIZE_MAX / 2, s), CUDA_ERROR_INVALID_VALUE);
+	/* Nothing to set: no range to check, as for cuMemsetD8. */
+	CU(D->cuMemsetD8Async(0x1000, 1, 0, s));
+	CU(D->cuMemsetD32Async(p + 252, 1, 1, s));	/* the last word */
+
+	assert_int_equal(D->cuMemsetD8Async(p, 1, 1, dead), CUDA_ERROR_INVALID_HANDLE);
+	assert_int_equal(D->cuMemsetD32Async(p, 1, 1, dead), CUDA_ERROR_INVALID_HANDLE);
+	assert_int_equal(D->cuMemsetD8Async(p, 1, 1, (CUstream)0x2), CUDA_ERROR_INVALID_HANDLE);
+	assert_int_equal(D->cuMemsetD32Async(0x1000, 1, 1, (CUstream)0x2),
+			 CUDA_ERROR_INVALID_HANDLE);
+	CU(D->cuStreamSynchronize(s));
+	CU(D->cuStreamSynchronize(NULL));
+	assert_int_equal(read_int(p), 0);
+	assert_int_equal(read_int(p + 252), 1);
+	CU(D->cuStreamDestroy(s));
 }
 
 /*
@@ -246,6 +323,7 @@ static void test_async_errors_latch(void **state)
 	CU(D->cuEventCreate(&e, 0));
 	CU(launch_wait(s, flag, out, 1000));
 	CU(D->cuMemcpyHtoDAsync(buf, &v, sizeof(v), s));
+	CU(D->cuMemsetD8Async(buf, 0xff, 4, s));
 	CU(D->cuEventRecord(e, s));
 	CU(D->cuEventSynchronize(e));
 	assert_int_equal(D->cuStreamQuery(s), CUDA_ERROR_LAUNCH_FAILED);
@@ -508,6 +586,8 @@ int main(void)
 		T(test_stream_fifo),
 		T(test_stream_query_and_sync),
 		T(test_null_stream_legacy_order),
+		T(test_memset_async_order),
+		T(test_memset_async_refused),
 		T(test_event_timing),
 		T(test_event_rerecord),
 		T(test_event_errors),
