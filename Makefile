@@ -25,7 +25,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
 
 # Sources kbuild needs, copied per kernel.
-KSRC	:= Kbuild include lakeshm lakelib tests/vm/modules bench/vm
+KSRC	:= Kbuild include lakeshm lakelib examples tests/vm/modules bench/vm
 
 UNIT_TESTS :=
 BENCHES :=
@@ -34,7 +34,7 @@ GUEST_PROGS :=
 GUEST_BINS :=
 HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
-	tests/gpu/*.mk
+	tests/gpu/*.mk examples/*/*.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE
 all: modules user

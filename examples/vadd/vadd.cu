@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The example's kernel: c = a + b over n unsigned 32-bit integers, one
+ * thread per element. Built by nvcc into example_vadd.cubin for a GPU and
+ * by cc into example_vadd.so for laked's host device (examples/vadd/vadd.mk).
+ */
+#include <lake/kernel.h>
+
+LAKE_KERNEL(vadd, (const unsigned int *, a), (const unsigned int *, b),
+	    (unsigned int *, c), (int, n))
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
