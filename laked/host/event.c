@@ -12,16 +12,12 @@
 
 static CUresult lookup(CUevent handle, struct hd_event **ev)
 {
-	CUresult ret = hd_initialized();
 	struct hd_obj *obj;
+	CUresult ret = hd_lookup(handle, HD_EVENT, &obj);
 
-	if (ret)
-		return ret;
-	obj = hd_handle_get(handle, HD_EVENT);
-	if (!obj)
-		return CUDA_ERROR_INVALID_HANDLE;
-	*ev = container_of(obj, struct hd_event, obj);
-	return CUDA_SUCCESS;
+	if (!ret)
+		*ev = container_of(obj, struct hd_event, obj);
+	return ret;
 }
 
 void hd_event_put(struct hd_event *ev)

@@ -78,6 +78,16 @@ struct hd_obj *hd_handle_get(const void *handle, enum hd_type type)
 	return s->obj;
 }
 
+CUresult hd_lookup(const void *handle, enum hd_type type, struct hd_obj **obj)
+{
+	CUresult ret = hd_initialized();
+
+	if (ret)
+		return ret;
+	*obj = hd_handle_get(handle, type);
+	return *obj ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 void hd_handle_del(struct hd_obj *obj)
 {
 	u32 slot;

@@ -177,6 +177,8 @@ u64 hd_now_ns(void);
 /* handle.c */
 int hd_handle_add(struct hd_obj *obj);
 struct hd_obj *hd_handle_get(const void *handle, enum hd_type type);
+/* hd_handle_get for an API call: NOT_INITIALIZED, INVALID_HANDLE or *obj set. */
+CUresult hd_lookup(const void *handle, enum hd_type type, struct hd_obj **obj);
 void hd_handle_del(struct hd_obj *obj);
 /* Live objects in slot order, from *cursor (start at 0); NULL at the end. */
 struct hd_obj *hd_handle_next(unsigned int *cursor);

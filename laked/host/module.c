@@ -122,16 +122,9 @@ CUresult hd_cuModuleUnload(CUmodule handle)
 	CUresult ret;
 
 	hd_lock();
-	ret = hd_initialized();
-	if (ret)
-		goto out;
-	obj = hd_handle_get(handle, HD_MODULE);
-	if (!obj) {
-		ret = CUDA_ERROR_INVALID_HANDLE;
-		goto out;
-	}
-	hd_module_release(container_of(obj, struct hd_module, obj));
-out:
+	ret = hd_lookup(handle, HD_MODULE, &obj);
+	if (!ret)
+		hd_module_release(container_of(obj, struct hd_module, obj));
 	hd_unlock();
 	return ret;
 }
@@ -179,11 +172,9 @@ CUresult hd_cuModuleGetFunction(CUfunction *out, CUmodule handle, const char *na
 	ret = CUDA_ERROR_INVALID_VALUE;
 	if (!out || !name)
 		goto out;
-	obj = hd_handle_get(handle, HD_MODULE);
-	if (!obj) {
-		ret = CUDA_ERROR_INVALID_HANDLE;
+	ret = hd_lookup(handle, HD_MODULE, &obj);
+	if (ret)
 		goto out;
-	}
 	mod = container_of(obj, struct hd_module, obj);
 	/* As in CUDA, the same name gives the same handle. */
 	for (fn = mod->fns; fn; fn = fn->next) {
@@ -227,16 +218,12 @@ out:
 
 static CUresult lookup_function(CUfunction handle, struct hd_function **fn)
 {
-	CUresult ret = hd_initialized();
 	struct hd_obj *obj;
+	CUresult ret = hd_lookup(handle, HD_FUNCTION, &obj);
 
-	if (ret)
-		return ret;
-	obj = hd_handle_get(handle, HD_FUNCTION);
-	if (!obj)
-		return CUDA_ERROR_INVALID_HANDLE;
-	*fn = container_of(obj, struct hd_function, obj);
-	return CUDA_SUCCESS;
+	if (!ret)
+		*fn = container_of(obj, struct hd_function, obj);
+	return ret;
 }
 
 CUresult hd_cuFuncGetParamInfo(CUfunction handle, size_t index, size_t *offset, size_t *size)

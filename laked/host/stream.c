@@ -358,14 +358,10 @@ CUresult hd_stream_resolve(CUstream handle, struct hd_stream **s)
 			*s = ctx->null_stream;
 		return ret;
 	}
-	ret = hd_initialized();
-	if (ret)
-		return ret;
-	obj = hd_handle_get(handle, HD_STREAM);
-	if (!obj)
-		return CUDA_ERROR_INVALID_HANDLE;
-	*s = container_of(obj, struct hd_stream, obj);
-	return CUDA_SUCCESS;
+	ret = hd_lookup(handle, HD_STREAM, &obj);
+	if (!ret)
+		*s = container_of(obj, struct hd_stream, obj);
+	return ret;
 }
 
 CUresult hd_cuStreamCreate(CUstream *stream, unsigned int flags)
@@ -395,17 +391,10 @@ CUresult hd_cuStreamDestroy(CUstream stream)
 	CUresult ret;
 
 	hd_lock();
-	ret = hd_initialized();
-	if (ret)
-		goto out;
 	/* The NULL stream belongs to its context and cannot be destroyed. */
-	obj = hd_handle_get(stream, HD_STREAM);
-	if (!obj) {
-		ret = CUDA_ERROR_INVALID_HANDLE;
-		goto out;
-	}
-	hd_stream_release(container_of(obj, struct hd_stream, obj));
-out:
+	ret = hd_lookup(stream, HD_STREAM, &obj);
+	if (!ret)
+		hd_stream_release(container_of(obj, struct hd_stream, obj));
 	hd_unlock();
 	return ret;
 }
