@@ -60,11 +60,14 @@ check example.reason_forced_gpu grep -qx 'last_reason forced_gpu' $ex
 
 # kill -9 with requests in flight: laked is stopped first, so a GPU batch
 # is surely waiting on it. It fails at once and runs again on the CPU, and
-# the rest of the run goes to the CPU: every request completes.
-echo "run 2000" > $ex &
+# the rest of the run goes to the CPU: every request completes. The run is
+# long enough to be still going when laked stops (an idle host ran 2,000
+# requests within the 0.3 s below), and the check says so if it was not.
+echo "run 50000" > $ex &
 writer=$!
 check example.gpu_running wait_for 5 ex_gt gpu 220
 kill -STOP $pid
+check example.stopped_mid_run kill -0 $writer
 sleep 0.3
 kill -9 $pid
 wait $writer
