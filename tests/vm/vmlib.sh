@@ -25,3 +25,48 @@ refuse() {
 		pass "$_n"
 	fi
 }
+
+# prog NAME CMD...: run a guest program that reports checks (vmtest.h) and
+# show its results. NAME passes if the program reached its end (its
+# LAKE_PROG_END line) and its exit status agrees with what it reported: a
+# crash or an early exit fails here, whatever checks it took with it.
+prog() {
+	_n=$1
+	shift
+	"$@" > /tmp/prog.out 2>&1
+	_rc=$?
+	grep -v '^LAKE_PROG_END ' /tmp/prog.out
+	_f=$(sed -n 's/^LAKE_PROG_END checks [0-9]* failed \([0-9]*\)$/\1/p' /tmp/prog.out)
+	if [ -z "$_f" ]; then
+		fail "$_n" "ended early, exit $_rc$([ $_rc -gt 128 ] && echo " (signal $((_rc - 128)))")"
+	elif [ $((_f > 0)) != $((_rc != 0)) ] || [ "$_rc" -gt 1 ]; then
+		fail "$_n" "exit $_rc with $_f failed"
+	elif [ "$_f" = 0 ] && grep -q '^not ok - ' /tmp/prog.out; then
+		fail "$_n" "a failure its count missed"
+	else
+		pass "$_n"
+	fi
+}
+
+# ctl FILE CMD: send CMD to a test module's debugfs FILE (selftest_ctl.h) and
+# print its answer. A command that cannot be sent is a failure, reported on
+# stderr so that redirecting the answer cannot hide it.
+ctl() {
+	if ! echo "$2" > "$1"; then
+		fail "ctl.${1##*/}" "cannot send '$2'" >&2
+		return 1
+	fi
+	cat "$1"
+}
+
+# ctl_checks FILE CMD: ctl for a command that reports checks; an answer with
+# none fails too. Exit 0 iff it reported checks and no failure.
+ctl_checks() {
+	ctl "$1" "$2" > /tmp/ctl.out || return 1
+	cat /tmp/ctl.out
+	if ! grep -qE '^(not )?ok - ' /tmp/ctl.out; then
+		fail "ctl.${1##*/}.$(echo "$2" | tr ' ' _)" "no result in its answer" >&2
+		return 1
+	fi
+	! grep -q '^not ok - ' /tmp/ctl.out
+}

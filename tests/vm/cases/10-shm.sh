@@ -7,8 +7,8 @@ check shm.device_mode_0600 sh -c '[ "$(stat -c %a /dev/lake_shm)" = 600 ]'
 check shm.sysfs_size sh -c '[ "$(cat /sys/module/lakeshm/parameters/size_mib)" = 16 ]'
 check shm.stats_size grep -qx 'size 16777216' /sys/kernel/debug/lake/shm_stats
 check shm.selftest_insmod insmod $M/lake_shm_selftest.ko
-shm_test all
+prog shm.test_all shm_test all
 refuse shm.rmmod_refused_while_used rmmod lakeshm
 check shm.selftest_rmmod rmmod lake_shm_selftest
-shm_test rmmod
+prog shm.test_rmmod shm_test rmmod
 check shm.gone_after_rmmod sh -c '! grep -q "^lakeshm " /proc/modules'

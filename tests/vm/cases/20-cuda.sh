@@ -4,9 +4,11 @@
 ctl=/sys/kernel/debug/lake/cuda_selftest
 stats=/sys/kernel/debug/lake/lakelib_stats
 
-run() { echo "$1" > $ctl && cat $ctl; }
+# run CMD: a selftest command that reports checks (an answer without any fails).
+run() { ctl_checks $ctl "$1"; }
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
+unregistered() { ! registered; }
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked.log 2>&1 &
 	pid=$!
@@ -15,7 +17,7 @@ start_laked() {
 }
 # results_all CODE MAXMS: every held worker returned CODE within MAXMS.
 results_all() {
-	run results > /tmp/results
+	ctl $ctl results > /tmp/results
 	cat /tmp/results | sed 's/^/# /'
 	[ -s /tmp/results ] && ! awk -v c="$1" -v m="$2" \
 		'$6 != c || $8 > m { bad = 1 } END { exit !bad }' /tmp/results
@@ -39,13 +41,13 @@ check cuda.register_while_running_ebusy genl_probe register EBUSY
 forged=$(stat_of forged_replies)
 check cuda.forged_reply_refused genl_probe forge EPERM
 check cuda.forged_reply_counted sh -c "[ $(stat_of forged_replies) -gt $forged ]"
-run basic | grep -c '^not ok' | grep -qx 0 && pass cuda.serves_after_forgery || fail cuda.serves_after_forgery
+check cuda.serves_after_forgery run basic
 
 # A stopped daemon: the call times out, and its late reply is dropped.
 echo 1000 > /sys/module/lakelib/parameters/timeout_ms
-run "hold 1" > /dev/null
+ctl $ctl "hold 1" > /dev/null
 kill -STOP $pid
-run go > /dev/null
+ctl $ctl go > /dev/null
 sleep 2
 check cuda.timeout_returns results_all 909 2500
 stray=$(stat_of stray_replies)
@@ -56,14 +58,14 @@ echo 3000 > /sys/module/lakelib/parameters/timeout_ms
 
 # kill -9 with calls in flight: all fail at once, nothing waits for the timeout.
 run stale_save
-run "hold 4" > /dev/null
+ctl $ctl "hold 4" > /dev/null
 kill -STOP $pid
-run go > /dev/null
+ctl $ctl go > /dev/null
 sleep 0.5
 kill -9 $pid
 sleep 0.5
 check cuda.kill9_fails_in_flight results_all 46 1500
-check cuda.kill9_unregisters sh -c '! registered'
+check cuda.kill9_unregisters unregistered
 run nodaemon
 
 check cuda.laked_restarts start_laked
@@ -74,7 +76,7 @@ run basic
 kill -TERM $pid
 wait $pid
 check cuda.sigterm_exit_0 [ $? = 0 ]
-check cuda.sigterm_unregisters sh -c '! registered'
+check cuda.sigterm_unregisters unregistered
 check cuda.bad_load_refused genl_probe bad_load 'EINVAL|ERANGE'
 check cuda.bad_records_einval genl_probe bad_records EINVAL
 check cuda.unknown_attr_einval genl_probe unknown_attr EINVAL
@@ -83,7 +85,7 @@ check cuda.unknown_attr_einval genl_probe unknown_attr EINVAL
 laked --device=host --test-seccomp-kill >> /tmp/laked.log 2>&1
 rc=$?
 check cuda.seccomp_kills [ $rc = 159 ]
-check cuda.seccomp_kill_unregisters sh -c '! registered'
+check cuda.seccomp_kill_unregisters unregistered
 run nodaemon
 
 check cuda.rmmod_selftest rmmod lake_cuda_selftest

@@ -11,7 +11,8 @@ stats=$dbg/lakelib_stats
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 pol_of() { grep "^$1 " $pol/status | cut -d' ' -f2; }
 ctl_of() { grep "^$1 " $ctl | cut -d' ' -f2; }
-pol_is() { [ "$(pol_of "$1")" = "$2" ]; }
+# An empty value (file gone, key missing) never matches, even an empty one.
+pol_is() { _v=$(pol_of "$1"); [ -n "$_v" ] && [ "$_v" = "$2" ]; }
 pol_gt() { [ "$(pol_of "$1")" -gt "$2" ]; }
 ctl_gt() { [ "$(ctl_of "$1")" -gt "$2" ]; }
 # Bucket 2 (batches 4..7) timed on both sides.
@@ -146,8 +147,7 @@ echo "# $(grep -E '^(crossover|trips|probe|gpu_errors|decisions_|reason_)' $pol/
 	tr '\n' ' ')"
 
 # Two CPUs and hard irq capture into one registry at once.
-echo run > $dbg/registry_selftest
-cat $dbg/registry_selftest
+ctl_checks $dbg/registry_selftest run
 check registry.debugfs_schema grep -qx 'feature 1 seq size 8 entries 4' $dbg/registry/smp
 check registry.debugfs_counts grep -q '^committed [1-9][0-9]* dropped 0 ' $dbg/registry/smp
 check registry.debugfs_records grep -q '^record seq ' $dbg/registry/smp

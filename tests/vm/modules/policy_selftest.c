@@ -73,7 +73,7 @@ static struct lake_batcher *batcher;
 static struct task_struct *workers[MAX_WORKERS];
 static struct item *worker_item[MAX_WORKERS];
 static struct item *calib_items[MAX_BATCH];
-static int calibrate_ret;
+static int calibrate_ret = -ENODATA;	/* until a calibration ran */
 static struct dentry *file;
 
 static void fill(struct item *it, u32 seed, u32 seq)

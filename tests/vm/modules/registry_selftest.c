@@ -288,8 +288,10 @@ static void test_ring(void)
 	}
 	rs = lake_features_record_size(ring);
 	buf = kmalloc_array(2 * 16, rs, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		ctl_say("not ok - registry.ring_fetch: no memory\n");
 		return;
+	}
 	buf2 = buf + 16 * rs;
 	for (v = 1; v <= 40; v++)
 		ring_commit(v);

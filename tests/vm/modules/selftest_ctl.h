@@ -4,6 +4,8 @@
  * one command, the module runs it (under ctl_lock) and writes its answer
  * with ctl_say(), and the shell reads the answer back. A module defines
  * ctl_command() and calls ctl_create() / ctl_remove() at load and unload.
+ * An answer longer than CTL_OUT_MAX ends with a failing result line instead
+ * of losing its tail silently.
  */
 #ifndef LAKE_SELFTEST_CTL_H
 #define LAKE_SELFTEST_CTL_H
@@ -20,22 +22,34 @@
 #define CTL_OUT_MAX	16384
 #endif
 #define CTL_CMD_MAX	128
+#define CTL_TAIL	128	/* kept for the line saying the answer was cut */
 
 static DEFINE_MUTEX(ctl_lock);
 static char *ctl_out;
 static size_t ctl_out_len;
+static size_t ctl_lost;		/* bytes of this answer that did not fit */
+static const char *ctl_name;
 static struct dentry *ctl_file;
 
 /* The module's: run one command (trimmed, NUL-terminated) under ctl_lock. */
 static void ctl_command(char *cmd);
 
+/* Once a piece does not fit, the rest is dropped too: no half lines. */
 static __printf(1, 2) void ctl_say(const char *fmt, ...)
 {
+	size_t room = CTL_OUT_MAX - CTL_TAIL - ctl_out_len;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	ctl_out_len += vscnprintf(ctl_out + ctl_out_len, CTL_OUT_MAX - ctl_out_len, fmt, ap);
+	n = vsnprintf(ctl_out + ctl_out_len, room, fmt, ap);
 	va_end(ap);
+	if (!ctl_lost && n >= 0 && (size_t)n < room) {
+		ctl_out_len += n;
+		return;
+	}
+	ctl_out[ctl_out_len] = '\0';
+	ctl_lost += max(n, 1);
 }
 
 static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
@@ -50,7 +64,12 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	mutex_lock(&ctl_lock);
 	ctl_out_len = 0;
 	ctl_out[0] = '\0';
+	ctl_lost = 0;
 	ctl_command(strim(cmd));
+	if (ctl_lost)
+		ctl_out_len += scnprintf(ctl_out + ctl_out_len, CTL_OUT_MAX - ctl_out_len,
+					 "not ok - %s: answer cut, %zu bytes past CTL_OUT_MAX %d\n",
+					 ctl_name, ctl_lost, CTL_OUT_MAX);
 	mutex_unlock(&ctl_lock);
 	return len;
 }
@@ -78,6 +97,7 @@ static int ctl_create(const char *name)
 	ctl_out = kzalloc(CTL_OUT_MAX, GFP_KERNEL);
 	if (!ctl_out)
 		return -ENOMEM;
+	ctl_name = name;
 	ctl_file = debugfs_create_file(name, 0600, lake_debugfs_dir(), NULL, &ctl_fops);
 	return 0;
 }

@@ -204,5 +204,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: shm_test all|rmmod\n");
 		return 2;
 	}
-	return vmt_failed ? 1 : 0;
+	return vmt_end();
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The guest test programs' shared bits: result lines in the form the host
- * counts ("ok - NAME" / "not ok - NAME: why"), and small I/O helpers.
+ * counts ("ok - NAME" / "not ok - NAME: why"), the end line that says the
+ * program got to its end (vmt_end; the case runs it with vmlib's prog), and
+ * small I/O helpers.
  */
 #ifndef LAKE_VMTEST_H
 #define LAKE_VMTEST_H
@@ -14,12 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int vmt_failed;
+static int vmt_checks, vmt_failed;
 
 static inline void vmt_result(int ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
+	vmt_checks++;
 	if (ok) {
 		printf("ok - %s\n", name);
 	} else {
@@ -34,6 +37,14 @@ static inline void vmt_result(int ok, const char *name, const char *fmt, ...)
 }
 
 #define CHECK(cond, name, ...) vmt_result(!!(cond), name, __VA_ARGS__)
+
+/* main's last word: the end line, and the exit status (1 if a check failed). */
+static inline int vmt_end(void)
+{
+	printf("LAKE_PROG_END checks %d failed %d\n", vmt_checks, vmt_failed);
+	fflush(stdout);
+	return vmt_failed ? 1 : 0;
+}
 
 /* Read a whole small file into @buf (NUL-terminated); -errno on failure. */
 static inline int vmt_read_file(const char *path, char *buf, size_t size)
