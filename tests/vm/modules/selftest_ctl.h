@@ -68,7 +68,7 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	ctl_command(strim(cmd));
 	if (ctl_lost)
 		ctl_out_len += scnprintf(ctl_out + ctl_out_len, CTL_OUT_MAX - ctl_out_len,
-					 "not ok - %s: answer cut, %zu bytes past CTL_OUT_MAX %d\n",
+					 "not ok - %s: answer cut, %zu bytes did not fit in CTL_OUT_MAX %d\n",
 					 ctl_name, ctl_lost, CTL_OUT_MAX);
 	mutex_unlock(&ctl_lock);
 	return len;
