@@ -11,6 +11,8 @@
 
 SHELL	:= /bin/bash
 BUILD	?= build
+# Where kernels are looked up, and what installs packages: tests/first-run
+# points them at an empty directory and a stand-in that fills it.
 MODULES_DIR ?= /lib/modules
 DEPS	?= scripts/deps
 ALL_KVERS := $(shell for k in $$(ls $(MODULES_DIR) 2>/dev/null | sort -V); do \
