@@ -41,18 +41,18 @@ check cuda.forged_reply_refused genl_probe forge EPERM
 check cuda.forged_reply_counted sh -c "[ $(stat_of forged_replies) -gt $forged ]"
 run basic | grep -c '^not ok' | grep -qx 0 && pass cuda.serves_after_forgery || fail cuda.serves_after_forgery
 
-# A stopped daemon: the call times out, and its late reply is dropped.
+# A stopped daemon: the call times out, and laked is fenced (killed).
 echo 1000 > /sys/module/lakelib/parameters/timeout_ms
 run "hold 1" > /dev/null
 kill -STOP $pid
 run go > /dev/null
 sleep 2
 check cuda.timeout_returns results_all 909 2500
-stray=$(stat_of stray_replies)
+check cuda.timeout_fences sh -c '! registered'
 kill -CONT $pid
-sleep 0.5
-check cuda.late_reply_dropped sh -c "[ $(stat_of stray_replies) -gt $stray ]"
+wait $pid
 echo 3000 > /sys/module/lakelib/parameters/timeout_ms
+check cuda.laked_back_after_fence start_laked
 
 # kill -9 with calls in flight: all fail at once, nothing waits for the timeout.
 run stale_save
