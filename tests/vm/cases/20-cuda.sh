@@ -48,7 +48,7 @@ kill -STOP $pid
 run go > /dev/null
 sleep 2
 check cuda.timeout_returns results_all 909 2500
-check cuda.timeout_fences sh -c '! registered'
+refuse cuda.timeout_fences registered
 kill -CONT $pid
 wait $pid
 echo 3000 > /sys/module/lakelib/parameters/timeout_ms
@@ -63,7 +63,7 @@ sleep 0.5
 kill -9 $pid
 sleep 0.5
 check cuda.kill9_fails_in_flight results_all 46 1500
-check cuda.kill9_unregisters sh -c '! registered'
+refuse cuda.kill9_unregisters registered
 run nodaemon
 
 check cuda.laked_restarts start_laked
@@ -74,7 +74,7 @@ run basic
 kill -TERM $pid
 wait $pid
 check cuda.sigterm_exit_0 [ $? = 0 ]
-check cuda.sigterm_unregisters sh -c '! registered'
+refuse cuda.sigterm_unregisters registered
 check cuda.bad_load_refused genl_probe bad_load 'EINVAL|ERANGE'
 check cuda.bad_records_einval genl_probe bad_records EINVAL
 check cuda.unknown_attr_einval genl_probe unknown_attr EINVAL
@@ -83,7 +83,7 @@ check cuda.unknown_attr_einval genl_probe unknown_attr EINVAL
 laked --device=host --test-seccomp-kill >> /tmp/laked.log 2>&1
 rc=$?
 check cuda.seccomp_kills [ $rc = 159 ]
-check cuda.seccomp_kill_unregisters sh -c '! registered'
+refuse cuda.seccomp_kill_unregisters registered
 run nodaemon
 
 check cuda.rmmod_selftest rmmod lake_cuda_selftest
