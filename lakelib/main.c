@@ -36,7 +36,7 @@ static const struct kernel_param_ops timeout_ms_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(timeout_ms, &timeout_ms_ops, &lake_timeout_ms, 0644);
-MODULE_PARM_DESC(timeout_ms, "How long one API call may wait for laked (ms, 1..600000, default 10000)");
+MODULE_PARM_DESC(timeout_ms, "How long one API call may wait for laked (ms, 1..600000)");
 
 static int __init lakelib_init(void)
 {

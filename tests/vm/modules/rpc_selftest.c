@@ -139,7 +139,8 @@ static void cmd_late_dtoh(void)
 
 static void cmd_late_check(void)
 {
-	CHECK("late_write_never_lands", buf_is(shm, 0x11), "laked wrote the buffer after the timeout");
+	CHECK("late_write_never_lands", buf_is(shm, 0x11),
+	      "laked wrote the buffer after the timeout");
 }
 
 static void cmd_queue_async(void)
@@ -147,7 +148,8 @@ static void cmd_queue_async(void)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		EXPECT("queue_async", cuMemsetD32Async(dbuf, i, BUF_BYTES / 4, stream), CUDA_SUCCESS);
+		EXPECT("queue_async", cuMemsetD32Async(dbuf, i, BUF_BYTES / 4, stream),
+		       CUDA_SUCCESS);
 }
 
 static void cmd_stale_sync(void)
