@@ -33,6 +33,8 @@ struct laked_nl;
 int laked_nl_open(struct laked_nl **out, struct laked *d);
 /* LAKE_CMD_REGISTER and its answer: 0 or the kernel's -errno (-EBUSY, -EPERM). */
 int laked_nl_register(struct laked_nl *nl, const char *device);
+/* Tests: a receive buffer of about @bytes, so the kernel's sends find it full. */
+int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes);
 int laked_nl_fd(const struct laked_nl *nl);
 /* Serve the CALL messages waiting; 0, or -errno when the socket failed. */
 int laked_nl_receive(struct laked_nl *nl);

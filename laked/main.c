@@ -32,6 +32,7 @@ struct options {
 	const char *device;
 	const char *module_dir;
 	u32 load_period_ms;
+	int test_rcvbuf;
 	bool syslog, sandbox, sandbox_log, test_kill, verbose;
 };
 
@@ -44,6 +45,7 @@ enum {
 	OPT_NO_SANDBOX,
 	OPT_SANDBOX_LOG,
 	OPT_TEST_KILL,
+	OPT_TEST_RCVBUF,
 };
 
 static const struct option longopts[] = {
@@ -55,6 +57,7 @@ static const struct option longopts[] = {
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "sandbox-log", no_argument, NULL, OPT_SANDBOX_LOG },
 	{ "test-seccomp-kill", no_argument, NULL, OPT_TEST_KILL },
+	{ "test-rcvbuf", required_argument, NULL, OPT_TEST_RCVBUF },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -71,6 +74,7 @@ static const char usage[] =
 	"  --no-sandbox             no seccomp filter: debugging only\n"
 	"  --sandbox-log            log syscalls outside the allowlist instead of dying\n"
 	"  --test-seccomp-kill      make a forbidden syscall once sandboxed (tests)\n"
+	"  --test-rcvbuf BYTES      a tiny netlink receive buffer, 1..65536 (tests)\n"
 	"  -v, --verbose            log every failed call\n"
 	"  -h, --help               this text\n";
 
@@ -118,6 +122,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TEST_KILL:
 			o->test_kill = true;
+			break;
+		case OPT_TEST_RCVBUF:
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || !n || n > 65536)
+				goto bad;
+			o->test_rcvbuf = (int)n;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -341,6 +352,8 @@ int main(int argc, char **argv)
 	}
 	if (laked_nl_open(&nl, d))
 		goto err_laked;
+	if (o.test_rcvbuf && laked_nl_test_rcvbuf(nl, o.test_rcvbuf))
+		goto err_nl;
 	ret = laked_nl_register(nl, device);
 	if (ret) {
 		registration_failed(ret);

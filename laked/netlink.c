@@ -179,6 +179,16 @@ static void size_buffers(struct laked_nl *nl)
 	nl_socket_set_msg_buf_size(nl->sk, MSG_BUF_BYTES);
 }
 
+int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes)
+{
+	int fd = nl_socket_get_fd(nl->sk);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)))
+		return -errno;
+	laked_log(LOG_INFO, "--test-rcvbuf: receive buffer of %d bytes", bytes);
+	return 0;
+}
+
 int laked_nl_open(struct laked_nl **out, struct laked *d)
 {
 	struct laked_nl *nl;

@@ -175,8 +175,10 @@ CUresult cuCtxDestroy(CUcontext ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	req.args.handle.handle = H(ctx);
 	ret = sync_call(&req, &call);
-	if (!ret)
+	if (!ret) {
 		lake_ctx_forget(H(ctx));
+		lake_rpc_take_latched(H(ctx), 0, true);	/* nobody can take them now */
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(cuCtxDestroy);
@@ -605,7 +607,12 @@ CUresult cuStreamDestroy(CUstream hStream)
 	struct lake_call call;
 	CUresult ret = req_in_ctx(&req, LAKE_API_STREAM_DESTROY, hStream);
 
-	return ret ?: sync_call(&req, &call);
+	if (ret)
+		return ret;
+	ret = sync_call(&req, &call);
+	if (!ret)
+		lake_rpc_take_latched(req.ctx, req.stream, false);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(cuStreamDestroy);
 

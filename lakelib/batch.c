@@ -220,7 +220,7 @@ static int wait_batch(struct lake_batcher *b, struct batch_req *req)
 			return req->result;
 		case REQ_TAKEN:
 			spin_unlock_irq(&b->lock);
-			/* The item is in use; the run is bounded (batch.h). */
+			/* The item is in use: wait for the run (batch.h). */
 			wait_for_completion(&req->done);
 			return req->result;
 		case REQ_OPEN:

@@ -15,7 +15,9 @@
 
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <lake/cuda.h>
 #include <lake/genl.h>
 #include <lake/wire.h>
@@ -45,16 +47,26 @@ void lake_rpc_exit(void);
 CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call);
 CUresult lake_rpc_async(struct lake_wire_req *req);
 void lake_rpc_deliver(const struct lake_wire_rep *rep);
-void lake_rpc_fail_all(u32 result);
+/* The daemon's portid is cleared: fail what is in flight, drop what is queued. */
+void lake_rpc_daemon_gone(void);
+/* Take (and clear) the first error latched for (@ctx, @stream), or the whole context. */
 CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx);
 void lake_rpc_flush(void);
+/* Jiffies until @deadline, at least 1; a killable mutex wait bounded by it. */
+long lake_jiffies_left(unsigned long deadline);
+int lake_mutex_lock_until(struct mutex *m, wait_queue_head_t *wq, unsigned long deadline);
 
 /* netlink.c */
 int lake_nl_init(void);
 void lake_nl_exit(void);
 /* The registered daemon's portid, 0 when there is none. */
 u32 lake_nl_daemon(void);
-int lake_nl_send_call(const void *blob, u32 len);
+/* The registered daemon's generation (one per registration), 0 when there is none. */
+u64 lake_nl_gen(void);
+/* Send one CALL message before @deadline (jiffies); @gen: the daemon it went to. */
+int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *gen);
+/* Make daemon @gen unable to run or write anything more; returns once it cannot. */
+void lake_nl_fence(u64 gen);
 bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns);
 
 /* ctx.c: CUDA's "current context" per calling thread */
@@ -91,6 +103,9 @@ struct lake_stats {
 	atomic64_t messages;
 	atomic64_t async_queued;
 	atomic64_t async_errors;
+	atomic64_t async_dropped;	/* not sent: latched as errors */
+	atomic64_t latched;		/* errors waiting for a synchronizing call */
+	atomic64_t fences;
 	atomic64_t forged_replies;
 	atomic64_t stray_replies;
 	atomic64_t bad_records;
@@ -100,5 +115,8 @@ int lake_stats_init(void);
 void lake_stats_exit(void);
 
 extern unsigned int lake_timeout_ms;
+/* Fault injection (debugfs): fail the next N sends; keep async records queued. */
+extern atomic_t lake_fail_sends;
+extern bool lake_hold_queue;
 
 #endif /* LAKELIB_H */

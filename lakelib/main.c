@@ -11,18 +11,37 @@
 #include <linux/module.h>
 #include "lakelib.h"
 
+#define TIMEOUT_MS_MAX	600000
+
 unsigned int lake_timeout_ms = 10000;
-module_param_named(timeout_ms, lake_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(timeout_ms, "How long a synchronous call waits for laked (ms, default 10000)");
+
+/* Checked on every write, at load or at run time: 0 would fail every call. */
+static int timeout_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (!ms || ms > TIMEOUT_MS_MAX) {
+		pr_warn("timeout_ms %u refused: 1..%u\n", ms, TIMEOUT_MS_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(lake_timeout_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops timeout_ms_ops = {
+	.set = timeout_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(timeout_ms, &timeout_ms_ops, &lake_timeout_ms, 0644);
+MODULE_PARM_DESC(timeout_ms, "How long one API call may wait for laked (ms, 1..600000)");
 
 static int __init lakelib_init(void)
 {
 	int ret;
 
-	if (!lake_timeout_ms) {
-		pr_err("timeout_ms must be positive\n");
-		return -EINVAL;
-	}
 	ret = lake_rpc_init();
 	if (ret)
 		return ret;

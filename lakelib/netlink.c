@@ -8,6 +8,14 @@
  * from the pinned portid: anything else is dropped and counted. When the
  * daemon goes, every call in flight fails at once.
  *
+ * Each registration is a new generation. A daemon's teardown (portid
+ * cleared, calls failed, queue dropped, handle tables reset) finishes before
+ * the next daemon can register, so none of its calls or handles are lost
+ * to the previous one's teardown. A fence is a teardown that first makes the
+ * daemon harmless: its mappings of the region revoked (no CPU write lands
+ * after that), then SIGKILL, and a wait, bounded by timeout_ms, until every
+ * thread of it has exited, its device files (the GPU context) closed.
+ *
  * .parallel_ops: handlers take no genl_mutex, so one daemon's replies never
  * queue behind another sender's message, and a caller that waits inside a
  * genl handler of its own cannot deadlock the reply path.
@@ -16,18 +24,25 @@
 
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <lake/lakelib.h>
+#include <lake/shm.h>
 #include "lakelib.h"
 
 static struct genl_family lake_family;
 
-static DEFINE_SPINLOCK(daemon_lock);
+static DEFINE_SPINLOCK(daemon_lock);	/* everything below */
 static u32 daemon_portid;
+static u64 daemon_gen, last_gen;
+static struct pid *daemon_pid;		/* its thread group, for a fence */
+static bool tearing_down;		/* no registration until it ends */
+static DECLARE_WAIT_QUEUE_HEAD(teardown_wq);
 static char daemon_device[LAKE_GENL_DEVICE_MAX];
 static struct lake_genl_load daemon_load;
 static u64 daemon_load_ns;	/* when daemon_load arrived; 0: never */
@@ -35,6 +50,16 @@ static u64 daemon_load_ns;	/* when daemon_load arrived; 0: never */
 u32 lake_nl_daemon(void)
 {
 	return READ_ONCE(daemon_portid);
+}
+
+u64 lake_nl_gen(void)
+{
+	u64 gen;
+
+	spin_lock(&daemon_lock);
+	gen = daemon_portid ? daemon_gen : 0;
+	spin_unlock(&daemon_lock);
+	return gen;
 }
 
 bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns)
@@ -62,45 +87,133 @@ static bool from_daemon(struct genl_info *info, const char *what)
 	return false;
 }
 
-static void daemon_gone(u32 portid, const char *why)
+/*
+ * Unpin the daemon with *@portid, or of generation @gen when *@portid is 0,
+ * and start its teardown: false when it is not registered; else its portid
+ * and pid.
+ */
+static bool daemon_clear(u32 *portid, u64 gen, struct pid **pid)
 {
 	bool was;
 
 	spin_lock(&daemon_lock);
-	was = daemon_portid == portid && portid;
+	was = daemon_portid && (*portid ? daemon_portid == *portid : daemon_gen == gen);
 	if (was) {
+		*portid = daemon_portid;
 		WRITE_ONCE(daemon_portid, 0);
 		daemon_load_ns = 0;
+		*pid = daemon_pid;
+		daemon_pid = NULL;
+		tearing_down = true;
 	}
 	spin_unlock(&daemon_lock);
-	if (!was)
-		return;
+	return was;
+}
+
+/* Portid already cleared: nothing new reaches the daemon. */
+static void daemon_teardown(u32 portid, const char *why)
+{
 	lake_fallback_notify();
 	pr_info("laked (portid %u) %s; failing calls in flight\n", portid, why);
-	lake_rpc_fail_all(LAKE_ERR_DAEMON_LOST);
+	lake_rpc_daemon_gone();
 	lake_funcs_reset();
 	lake_ctx_reset();
+	spin_lock(&daemon_lock);
+	tearing_down = false;
+	spin_unlock(&daemon_lock);
+	wake_up_all(&teardown_wq);
+}
+
+static void daemon_gone(u32 portid, const char *why)
+{
+	struct pid *pid = NULL;
+
+	if (!daemon_clear(&portid, 0, &pid))
+		return;
+	daemon_teardown(portid, why);
+	put_pid(pid);
+}
+
+static bool threads_left(struct pid *pid)
+{
+	struct task_struct *task, *t;
+	bool left = false;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_TGID);
+	if (task) {
+		for_each_thread(task, t) {
+			if (!READ_ONCE(t->exit_state)) {
+				left = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return left;
+}
+
+void lake_nl_fence(u64 gen)
+{
+	unsigned long bound = msecs_to_jiffies(lake_timeout_ms), end = jiffies + bound;
+	struct pid *pid = NULL;
+	u32 portid = 0;
+
+	if (!daemon_clear(&portid, gen, &pid)) {
+		/* Gone already, or another caller fences it: wait for that to end. */
+		wait_event_timeout(teardown_wq, !READ_ONCE(tearing_down), bound);
+		return;
+	}
+	atomic64_inc(&lake_stats.fences);
+	lake_shm_revoke_mappings();
+	if (pid) {
+		pr_warn("fencing laked (pid %d): revoking its mappings and killing it\n",
+			pid_nr(pid));
+		kill_pid(pid, SIGKILL, 1);
+		while (threads_left(pid) && time_before(jiffies, end))
+			msleep(5);
+		if (threads_left(pid))
+			pr_err("laked (pid %d) still running %u ms after SIGKILL; its device may still write\n",
+			       pid_nr(pid), lake_timeout_ms);
+	}
+	daemon_teardown(portid, "fenced");
+	put_pid(pid);
 }
 
 static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *dev = info->attrs[LAKE_A_DEVICE] ?
 		nla_data(info->attrs[LAKE_A_DEVICE]) : "unknown";
+	struct pid *pid = get_task_pid(current, PIDTYPE_TGID);
 	int ret = 0;
 
+	/* The previous daemon's teardown ends first. */
+	wait_event_killable_timeout(teardown_wq, !READ_ONCE(tearing_down),
+				    msecs_to_jiffies(lake_timeout_ms));
 	spin_lock(&daemon_lock);
-	if (daemon_portid && daemon_portid != info->snd_portid) {
+	if (tearing_down) {
+		ret = -EAGAIN;
+	} else if (daemon_portid && daemon_portid != info->snd_portid) {
 		ret = -EBUSY;
 	} else {
+		if (daemon_portid != info->snd_portid) {
+			daemon_gen = ++last_gen;
+			swap(daemon_pid, pid);
+		}
 		WRITE_ONCE(daemon_portid, info->snd_portid);
 		strscpy(daemon_device, dev, sizeof(daemon_device));
 		daemon_load_ns = 0;
 	}
 	spin_unlock(&daemon_lock);
+	put_pid(pid);
 	if (ret) {
-		pr_warn_ratelimited("registration from portid %u refused: a daemon is registered\n",
-				    info->snd_portid);
-		GENL_SET_ERR_MSG(info, "another laked is registered");
+		pr_warn_ratelimited("registration from portid %u refused: %s\n", info->snd_portid,
+				    ret == -EBUSY ? "a daemon is registered" :
+				    "the previous daemon is still being torn down");
+		if (ret == -EBUSY)
+			GENL_SET_ERR_MSG(info, "another laked is registered");
+		else
+			GENL_SET_ERR_MSG(info, "the previous laked is still being torn down");
 		return ret;
 	}
 	pr_info("laked registered (portid %u, device %s)\n", info->snd_portid, dev);
@@ -164,6 +277,7 @@ static int lake_nl_load_report(struct sk_buff *skb, struct genl_info *info)
 
 /* lake_ping(): one bare kernel -> laked -> kernel round trip at a time. */
 static DEFINE_MUTEX(ping_lock);
+static DECLARE_WAIT_QUEUE_HEAD(ping_wait);
 static DECLARE_COMPLETION(ping_done);
 static u64 ping_token;		/* the value in flight; 0: none */
 
@@ -195,16 +309,20 @@ static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
 
 int lake_ping(u64 *rtt_ns)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
 	static u64 next_token = 1;
 	struct sk_buff *msg;
 	u32 portid = lake_nl_daemon();
+	long left;
 	u64 t0;
 	void *hdr;
 	int ret;
 
 	if (!portid)
 		return -ENOTCONN;
-	mutex_lock(&ping_lock);
+	ret = lake_mutex_lock_until(&ping_lock, &ping_wait, deadline);
+	if (ret)
+		return ret;
 	reinit_completion(&ping_done);
 	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
 	ret = -ENOMEM;
@@ -222,29 +340,38 @@ int lake_ping(u64 *rtt_ns)
 	ret = genlmsg_unicast(&init_net, msg, portid);
 	if (ret)
 		goto out;
-	if (!wait_for_completion_timeout(&ping_done, msecs_to_jiffies(lake_timeout_ms)))
-		ret = -ETIMEDOUT;
-	else
+	left = wait_for_completion_killable_timeout(&ping_done, lake_jiffies_left(deadline));
+	if (left > 0)
 		*rtt_ns = ktime_get_ns() - t0;
+	else
+		ret = left ? -EINTR : -ETIMEDOUT;
 out:
 	WRITE_ONCE(ping_token, 0);
 	mutex_unlock(&ping_lock);
+	wake_up(&ping_wait);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_ping);
 
-int lake_nl_send_call(const void *blob, u32 len)
+int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *gen)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
 	struct sk_buff *msg;
 	void *hdr;
 	u32 portid;
+	u64 g;
 	int ret;
 
 	for (;;) {
-		portid = lake_nl_daemon();
+		spin_lock(&daemon_lock);
+		portid = daemon_portid;
+		g = daemon_gen;
+		spin_unlock(&daemon_lock);
 		if (!portid)
 			return -ENOTCONN;
+		if (atomic_dec_if_positive(&lake_fail_sends) >= 0) {
+			ret = -EIO;	/* injected (debugfs lakelib_fail_sends) */
+			break;
+		}
 		msg = genlmsg_new(nla_total_size(len), GFP_KERNEL);
 		if (!msg)
 			return -ENOMEM;
@@ -256,14 +383,23 @@ int lake_nl_send_call(const void *blob, u32 len)
 		genlmsg_end(msg, hdr);
 		ret = genlmsg_unicast(&init_net, msg, portid);
 		/* A full receive buffer means laked is busy, not gone: retry. */
-		if (ret != -EAGAIN || time_after(jiffies, deadline) || fatal_signal_pending(current))
+		if (ret != -EAGAIN)
 			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (time_after_eq(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 		usleep_range(100, 500);
 	}
-	if (ret == -ECONNREFUSED)
-		daemon_gone(portid, "vanished");
-	else if (ret)
+	/* -ECONNREFUSED: its socket is closing; the notifier tears it down. */
+	if (ret)
 		pr_warn_ratelimited("sending to laked failed: %d\n", ret);
+	else
+		*gen = g;
 	return ret;
 }
 

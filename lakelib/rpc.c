@@ -12,6 +12,14 @@
  * synchronizing call there, as the real driver does. When a sync reply with
  * id S arrives, every async record before S has run: one that did not fail
  * by then never will, so it is retired.
+ *
+ * Nothing is lost silently: a queue that cannot be sent latches an error
+ * for each async record in it, and the latch grows rather than drop one.
+ * One API call has one deadline, timeout_ms from its start, that bounds its
+ * wait for the queue lock, its send and its reply; every wait is killable.
+ * A call given up before its reply (timeout or fatal signal) fences laked
+ * (netlink.c) before it returns, so no late execution can touch the
+ * caller's buffers.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -25,20 +33,23 @@
 #include "lakelib.h"
 
 #define ASYNC_MAX	1024	/* async records in flight before a barrier */
-#define LATCH_MAX	64
+#define WHOLE_CTX	U64_MAX	/* a latched error for every stream of its context */
 
 struct async_rec {
 	u64 id, ctx, stream;
 };
 
 struct latched {
+	struct list_head node;
 	u64 ctx, stream;
 	u32 result;
 };
 
 static DEFINE_MUTEX(queue_lock);	/* queue, id allocation, send order */
+static DECLARE_WAIT_QUEUE_HEAD(queue_wait);
 static u8 *queue_data;
 static struct lake_wire_buf queue;
+static u64 queue_first;			/* id of the oldest record in the queue */
 static u64 next_id = 1;
 static void queue_flush_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(queue_flush_work, queue_flush_fn);
@@ -47,51 +58,198 @@ static DEFINE_SPINLOCK(inflight_lock);	/* everything below */
 static DEFINE_HASHTABLE(inflight, 8);
 static struct async_rec async_ring[ASYNC_MAX];
 static unsigned int async_head, async_count;	/* oldest at head */
-static struct latched latch[LATCH_MAX];
-static unsigned int latch_count;
+static LIST_HEAD(latch_list);
+static u32 latch_lost;		/* an error no entry could hold: every sync returns it */
 
-/* Send what is queued. Queue lock held. */
-static int flush_locked(void)
+long lake_jiffies_left(unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	return left > 0 ? left : 1;	/* a last look costs nothing */
+}
+
+/*
+ * @m, taken before @deadline: 0, -ETIMEDOUT or -EINTR. Its holder may sleep
+ * until its own deadline; a waiter keeps its own. Unlock with mutex_unlock()
+ * and wake_up(@wq).
+ */
+int lake_mutex_lock_until(struct mutex *m, wait_queue_head_t *wq, unsigned long deadline)
+{
+	long ret;
+
+	if (mutex_trylock(m))
+		return 0;
+	ret = wait_event_killable_timeout(*wq, mutex_trylock(m), lake_jiffies_left(deadline));
+	if (ret > 0)
+		return 0;
+	return ret ? -EINTR : -ETIMEDOUT;
+}
+
+static int queue_lock_until(unsigned long deadline)
+{
+	return lake_mutex_lock_until(&queue_lock, &queue_wait, deadline);
+}
+
+static void queue_unlock(void)
+{
+	mutex_unlock(&queue_lock);
+	wake_up(&queue_wait);
+}
+
+/* What a caller gets for a send that failed with @err. */
+static CUresult send_result(int err)
+{
+	switch (err) {
+	case -ENOTCONN:
+		return LAKE_ERR_NO_DAEMON;
+	case -ETIMEDOUT:
+		return LAKE_ERR_TIMEOUT;
+	case -EINTR:
+		return LAKE_ERR_KILLED;
+	default:
+		return LAKE_ERR_DAEMON_LOST;
+	}
+}
+
+/* inflight_lock held. The first error of a (context, stream) is the one CUDA reports. */
+static void latch_error(u64 ctx, u64 stream, u32 result)
+{
+	struct latched *l, *same_ctx = NULL;
+
+	list_for_each_entry(l, &latch_list, node) {
+		if (l->ctx != ctx)
+			continue;
+		if (l->stream == stream || l->stream == WHOLE_CTX)
+			return;
+		same_ctx = l;
+	}
+	l = kmalloc(sizeof(*l), GFP_ATOMIC);
+	if (l) {
+		l->ctx = ctx;
+		l->stream = stream;
+		l->result = result;
+		list_add_tail(&l->node, &latch_list);
+		atomic64_inc(&lake_stats.latched);
+	} else if (same_ctx) {
+		/* No memory: report the context's first error on all its streams. */
+		same_ctx->stream = WHOLE_CTX;
+	} else if (!latch_lost) {
+		latch_lost = result;
+	}
+}
+
+static void latch_clear(void)
+{
+	struct latched *l, *tmp;
+
+	list_for_each_entry_safe(l, tmp, &latch_list, node) {
+		list_del(&l->node);
+		kfree(l);
+	}
+	atomic64_set(&lake_stats.latched, 0);
+	latch_lost = CUDA_SUCCESS;
+}
+
+CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
+{
+	struct latched *l, *tmp;
+	u32 result = CUDA_SUCCESS;
+	LIST_HEAD(taken);
+
+	spin_lock(&inflight_lock);
+	list_for_each_entry_safe(l, tmp, &latch_list, node) {
+		if (l->ctx != ctx ||
+		    !(whole_ctx || l->stream == stream || l->stream == WHOLE_CTX))
+			continue;
+		if (result == CUDA_SUCCESS)
+			result = l->result;
+		list_move(&l->node, &taken);
+		atomic64_dec(&lake_stats.latched);
+	}
+	if (result == CUDA_SUCCESS)
+		result = latch_lost;
+	spin_unlock(&inflight_lock);
+	list_for_each_entry_safe(l, tmp, &taken, node)
+		kfree(l);
+	return result;
+}
+
+/*
+ * The queue could not be sent: every async record in it latches @result,
+ * and is answered as far as retire_before() is concerned. Both locks held.
+ */
+static void drop_queued(u32 result)
+{
+	unsigned int i, dropped = 0;
+	struct async_rec *a;
+
+	for (i = 0; i < async_count; i++) {
+		a = &async_ring[(async_head + i) % ASYNC_MAX];
+		if (a->id < queue_first)
+			continue;
+		latch_error(a->ctx, a->stream, result);
+		a->id = 0;
+		dropped++;
+	}
+	atomic64_add(dropped, &lake_stats.async_dropped);
+}
+
+/* Send what is queued, before @deadline; the daemon it went to in @gen. */
+static int flush_locked(unsigned long deadline, u64 *gen)
 {
 	int ret;
 
 	if (!queue.len)
 		return 0;
-	ret = lake_nl_send_call(queue.data, queue.len);
-	queue.len = 0;
-	if (!ret)
+	ret = lake_nl_send_call(queue.data, queue.len, deadline, gen);
+	if (ret) {
+		spin_lock(&inflight_lock);
+		drop_queued(ret == -ETIMEDOUT ? LAKE_ERR_TIMEOUT : LAKE_ERR_DAEMON_LOST);
+		spin_unlock(&inflight_lock);
+	} else {
 		atomic64_inc(&lake_stats.messages);
+	}
+	queue.len = 0;
 	return ret;
 }
 
 void lake_rpc_flush(void)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
+	u64 gen;
 	int ret;
 
-	mutex_lock(&queue_lock);
-	ret = flush_locked();
-	mutex_unlock(&queue_lock);
+	ret = queue_lock_until(deadline);
+	if (!ret) {
+		ret = flush_locked(deadline, &gen);
+		queue_unlock();
+	}
 	if (ret)
 		pr_warn_ratelimited("flush of queued async calls failed: %d\n", ret);
 }
 
 static void queue_flush_fn(struct work_struct *w)
 {
-	lake_rpc_flush();
+	if (!READ_ONCE(lake_hold_queue))
+		lake_rpc_flush();
 }
 
 /* Give @req an id and append it, sending the queue first if it is full. */
-static CUresult enqueue_locked(struct lake_wire_req *req)
+static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline)
 {
 	const char *why = "";
+	u64 gen;
 	int ret;
 
 	req->req_id = next_id++;
+	if (!queue.len)
+		queue_first = req->req_id;
 	ret = lake_wire_put_req(&queue, req, &why);
 	if (ret == -EMSGSIZE && queue.len) {
-		ret = flush_locked();
+		ret = flush_locked(deadline, &gen);
 		if (ret)
-			return ret == -ENOTCONN ? LAKE_ERR_NO_DAEMON : LAKE_ERR_DAEMON_LOST;
+			return send_result(ret);
+		queue_first = req->req_id;
 		ret = lake_wire_put_req(&queue, req, &why);
 	}
 	if (ret) {
@@ -108,40 +266,6 @@ static void retire_before(u64 id)
 		async_head = (async_head + 1) % ASYNC_MAX;
 		async_count--;
 	}
-}
-
-static void latch_error(const struct async_rec *a, u32 result)
-{
-	unsigned int i;
-
-	for (i = 0; i < latch_count; i++)
-		if (latch[i].ctx == a->ctx && latch[i].stream == a->stream)
-			return;	/* the first error is the one CUDA reports */
-	if (latch_count == LATCH_MAX)
-		return;
-	latch[latch_count].ctx = a->ctx;
-	latch[latch_count].stream = a->stream;
-	latch[latch_count].result = result;
-	latch_count++;
-}
-
-CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
-{
-	unsigned int i = 0;
-	u32 result = CUDA_SUCCESS;
-
-	spin_lock(&inflight_lock);
-	while (i < latch_count) {
-		if (latch[i].ctx == ctx && (whole_ctx || latch[i].stream == stream)) {
-			if (result == CUDA_SUCCESS)
-				result = latch[i].result;
-			latch[i] = latch[--latch_count];
-		} else {
-			i++;
-		}
-	}
-	spin_unlock(&inflight_lock);
-	return result;
 }
 
 /* A reply from laked, already validated by the codec. */
@@ -179,7 +303,7 @@ void lake_rpc_deliver(const struct lake_wire_rep *rep)
 
 		if (a->id != rep->req_id)
 			continue;
-		latch_error(a, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
+		latch_error(a->ctx, a->stream, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
 		atomic64_inc(&lake_stats.async_errors);
 		a->id = 0;	/* answered; retire_before() drops it in order */
 		spin_unlock(&inflight_lock);
@@ -190,32 +314,56 @@ void lake_rpc_deliver(const struct lake_wire_rep *rep)
 	pr_debug("reply %llu matches no call (timed out?)\n", rep->req_id);
 }
 
-/* laked went away or unregistered: nothing in flight will be answered. */
-void lake_rpc_fail_all(u32 result)
+/*
+ * laked went away (its portid already cleared, so no send reaches it):
+ * nothing in flight will be answered, nothing queued may reach the next
+ * one, and its handles' latched errors mean nothing to it.
+ */
+void lake_rpc_daemon_gone(void)
 {
 	struct lake_call *call;
 	struct hlist_node *tmp;
 	unsigned int bkt;
 
+	mutex_lock(&queue_lock);
 	spin_lock(&inflight_lock);
 	hash_for_each_safe(inflight, bkt, tmp, call, node) {
-		call->result = result;
+		call->result = LAKE_ERR_DAEMON_LOST;
 		hash_del(&call->node);
 		complete(&call->done);
 	}
 	async_head = 0;
 	async_count = 0;
-	latch_count = 0;
+	latch_clear();
 	spin_unlock(&inflight_lock);
+	queue.len = 0;
+	queue_unlock();
 }
 
-CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
+/*
+ * A call given up with a timeout, or killed after its record went out:
+ * fence the daemon that may still run it, before the caller sees @ret.
+ */
+static void give_up(const struct lake_wire_req *req, CUresult ret, bool sent, u64 gen)
 {
-	unsigned long timeout = msecs_to_jiffies(lake_timeout_ms);
+	if (ret != LAKE_ERR_TIMEOUT && !(ret == LAKE_ERR_KILLED && sent))
+		return;
+	atomic64_inc(ret == LAKE_ERR_TIMEOUT ? &lake_stats.timeouts : &lake_stats.killed);
+	pr_warn_ratelimited("%s: %s; fencing laked\n", lake_wire_api(req->api)->name,
+			    ret == LAKE_ERR_TIMEOUT ? "no reply within timeout_ms" :
+			    "caller killed while laked held its call");
+	lake_nl_fence(gen);
+}
+
+static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
+			   unsigned long deadline)
+{
+	u64 gen = lake_nl_gen();
+	bool sent = false;
 	CUresult ret;
 	long rc;
 
-	if (!lake_nl_daemon()) {
+	if (!gen) {
 		atomic64_inc(&lake_stats.no_daemon);
 		return LAKE_ERR_NO_DAEMON;
 	}
@@ -225,86 +373,91 @@ CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
 	call->result = CUDA_ERROR_UNKNOWN;
 	call->tail_len = 0;
 
-	mutex_lock(&queue_lock);
-	ret = enqueue_locked(req);
+	rc = queue_lock_until(deadline);
+	if (rc) {
+		ret = send_result(rc);
+		goto out;
+	}
+	ret = enqueue_locked(req, deadline);
 	if (ret) {
-		mutex_unlock(&queue_lock);
-		return ret;
+		queue_unlock();
+		goto out;
 	}
 	call->id = req->req_id;
 	spin_lock(&inflight_lock);
 	hash_add(inflight, &call->node, call->id);
 	spin_unlock(&inflight_lock);
 	atomic64_inc(&lake_stats.in_flight);
-	rc = flush_locked();
-	mutex_unlock(&queue_lock);
-	if (rc) {
-		/* Not sent: nobody will answer. */
-		ret = rc == -ENOTCONN ? LAKE_ERR_NO_DAEMON : LAKE_ERR_DAEMON_LOST;
-		goto unhash;
-	}
-
-	rc = wait_for_completion_killable_timeout(&call->done, timeout);
-	if (rc > 0) {
-		ret = call->result;
-		goto out;
-	}
-	ret = rc == 0 ? LAKE_ERR_TIMEOUT : LAKE_ERR_KILLED;
-	if (rc == 0) {
-		atomic64_inc(&lake_stats.timeouts);
-		pr_warn_ratelimited("%s: no reply from laked in %u ms\n",
-				    lake_wire_api(req->api)->name, lake_timeout_ms);
+	rc = flush_locked(deadline, &gen);
+	queue_unlock();
+	if (!rc) {
+		sent = true;
+		rc = wait_for_completion_killable_timeout(&call->done, lake_jiffies_left(deadline));
+		ret = rc > 0 ? call->result : rc == 0 ? LAKE_ERR_TIMEOUT : LAKE_ERR_KILLED;
 	} else {
-		atomic64_inc(&lake_stats.killed);
+		/* Not sent: nobody will answer. */
+		ret = send_result(rc);
+		rc = 0;
 	}
-unhash:
-	spin_lock(&inflight_lock);
-	if (hash_hashed(&call->node))
-		hash_del(&call->node);
-	else
-		ret = call->result;	/* answered while we gave up */
-	spin_unlock(&inflight_lock);
-out:
+	if (rc <= 0) {
+		spin_lock(&inflight_lock);
+		if (hash_hashed(&call->node)) {
+			hash_del(&call->node);
+		} else if (sent) {
+			ret = call->result;	/* answered while we gave up */
+			sent = false;
+		}
+		spin_unlock(&inflight_lock);
+	}
 	atomic64_dec(&lake_stats.in_flight);
+out:
+	give_up(req, ret, sent, gen);
 	if (ret != CUDA_SUCCESS)
 		atomic64_inc(&lake_stats.errors);
 	return ret;
 }
 
-/* Wait until every async record sent so far has run. */
-static CUresult async_barrier(void)
+CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
 {
-	struct lake_wire_req req = { .api = LAKE_API_DRIVER_GET_VERSION };
-	struct lake_call call;
-
-	return lake_rpc_sync(&req, &call);
+	return sync_until(req, call, jiffies + msecs_to_jiffies(lake_timeout_ms));
 }
 
 CUresult lake_rpc_async(struct lake_wire_req *req)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
+	u64 gen = lake_nl_gen();
+	struct lake_wire_req barrier;
+	struct lake_call call;
 	struct async_rec *a;
 	CUresult ret;
 	bool full;
+	int rc;
 
-	if (!lake_nl_daemon()) {
+	if (!gen) {
 		atomic64_inc(&lake_stats.no_daemon);
 		return LAKE_ERR_NO_DAEMON;
 	}
 	atomic64_inc(&lake_stats.calls[req->api]);
 	req->flags |= LAKE_WIRE_REQ_F_NOREPLY;
 	for (;;) {
-		mutex_lock(&queue_lock);
+		rc = queue_lock_until(deadline);
+		if (rc) {
+			ret = send_result(rc);
+			goto err;
+		}
 		spin_lock(&inflight_lock);
 		full = async_count == ASYNC_MAX;
 		spin_unlock(&inflight_lock);
 		if (!full)
 			break;
-		mutex_unlock(&queue_lock);
-		ret = async_barrier();
+		queue_unlock();
+		/* Wait until every async record sent so far has run. */
+		barrier = (struct lake_wire_req){ .api = LAKE_API_DRIVER_GET_VERSION };
+		ret = sync_until(&barrier, &call, deadline);
 		if (ret)
 			return ret;
 	}
-	ret = enqueue_locked(req);
+	ret = enqueue_locked(req, deadline);
 	if (!ret) {
 		spin_lock(&inflight_lock);
 		a = &async_ring[(async_head + async_count) % ASYNC_MAX];
@@ -315,13 +468,15 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 		spin_unlock(&inflight_lock);
 		atomic64_inc(&lake_stats.async_queued);
 	}
-	mutex_unlock(&queue_lock);
-	if (ret) {
-		atomic64_inc(&lake_stats.errors);
-		return ret;
-	}
+	queue_unlock();
+	if (ret)
+		goto err;
 	schedule_delayed_work(&queue_flush_work, 1);
 	return CUDA_SUCCESS;
+err:
+	give_up(req, ret, false, gen);
+	atomic64_inc(&lake_stats.errors);
+	return ret;
 }
 
 int lake_rpc_init(void)

@@ -8,6 +8,8 @@
 #include "lakelib.h"
 
 struct lake_stats lake_stats;
+atomic_t lake_fail_sends;
+bool lake_hold_queue;
 static struct dentry *stats_file;
 
 #define SHOW(m, name) seq_printf(m, "%s %lld\n", #name, atomic64_read(&lake_stats.name))
@@ -32,6 +34,9 @@ static int stats_show(struct seq_file *m, void *unused)
 	SHOW(m, messages);
 	SHOW(m, async_queued);
 	SHOW(m, async_errors);
+	SHOW(m, async_dropped);
+	SHOW(m, latched);
+	SHOW(m, fences);
 	SHOW(m, forged_replies);
 	SHOW(m, stray_replies);
 	SHOW(m, bad_records);
@@ -46,11 +51,17 @@ int lake_stats_init(void)
 {
 	stats_file = debugfs_create_file("lakelib_stats", 0400, lake_debugfs_dir(), NULL,
 					 &stats_fops);
+	debugfs_create_atomic_t("lakelib_fail_sends", 0600, lake_debugfs_dir(),
+				&lake_fail_sends);
+	debugfs_create_bool("lakelib_hold_queue", 0600, lake_debugfs_dir(),
+			    &lake_hold_queue);
 	return 0;
 }
 
 void lake_stats_exit(void)
 {
+	debugfs_lookup_and_remove("lakelib_hold_queue", lake_debugfs_dir());
+	debugfs_lookup_and_remove("lakelib_fail_sends", lake_debugfs_dir());
 	debugfs_remove(stats_file);
 }
 

@@ -4,6 +4,11 @@
  * CAP_SYS_ADMIN), shared writable mappings only, never executable. An open
  * file or a live mapping holds a reference on the module (fops.owner and
  * vm_file), so rmmod is refused until both are gone.
+ *
+ * Mappings go through one device inode, the first one mapped, so that
+ * lakelib can revoke them all at once when it fences laked: after
+ * lake_shm_revoke_mappings() no user write reaches the region through a
+ * mapping made before it (a touch gets SIGBUS).
  */
 #define pr_fmt(fmt) "lakeshm: " fmt
 
@@ -15,8 +20,43 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <lake/compat.h>
+#include <lake/shm.h>
 #include <lake/shm_uapi.h>
 #include "lakeshm.h"
+
+static DEFINE_SPINLOCK(map_lock);
+static struct inode *map_inode;		/* referenced; where every mapping lives */
+
+void lake_shm_revoke_mappings(void)
+{
+	struct inode *inode;
+
+	spin_lock(&map_lock);
+	inode = map_inode ? igrab(map_inode) : NULL;
+	spin_unlock(&map_lock);
+	if (!inode)
+		return;
+	unmap_mapping_range(inode->i_mapping, 0, 0, 1);
+	iput(inode);
+}
+EXPORT_SYMBOL_GPL(lake_shm_revoke_mappings);
+
+/* Pin the inode mappings go through; another one is refused. */
+static int use_inode(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	int ret = 0;
+
+	if (file->f_mapping != inode->i_mapping)
+		return -EINVAL;
+	spin_lock(&map_lock);
+	if (!map_inode)
+		map_inode = igrab(inode);
+	if (map_inode != inode)
+		ret = -EINVAL;
+	spin_unlock(&map_lock);
+	return ret;
+}
 
 static int shm_open(struct inode *inode, struct file *file)
 {
@@ -49,6 +89,10 @@ static int shm_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC)) {
 		pr_warn_ratelimited("mmap refused: needs MAP_SHARED and no PROT_EXEC\n");
+		return -EINVAL;
+	}
+	if (use_inode(file)) {
+		pr_warn_ratelimited("mmap refused: map the region through its first device node\n");
 		return -EINVAL;
 	}
 	ret = remap_vmalloc_range(vma, lake_shm.base, vma->vm_pgoff);
@@ -102,4 +146,6 @@ int lake_shm_dev_init(void)
 void lake_shm_dev_exit(void)
 {
 	misc_deregister(&shm_misc);
+	iput(map_inode);
+	map_inode = NULL;
 }

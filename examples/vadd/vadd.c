@@ -48,18 +48,18 @@
  * returns -EIO, and the batcher reports the failure to the policy (which
  * trips to the CPU) and runs the same batch again on the CPU: the requests
  * still complete, correctly. A laked that stops answering costs the batch
- * lakelib's timeout_ms first. The next GPU batch sets the path up anew,
- * destroying the old context (a new laked refuses its stale handle).
+ * lakelib's timeout_ms first, and laked itself: lakelib fences a laked that
+ * does not answer in time (kills it and revokes its mapping of the region)
+ * before the call returns, so no late result ever lands in a c that the CPU
+ * rerun has written or a new request reuses. The next GPU batch sets the
+ * path up anew, destroying the old context (a new laked refuses its stale
+ * handle).
  *
  * Limits. Integers only: the kernel module does no floating point. One GPU
  * batch runs at a time. Requests come from debugfs; a real user submits from
  * its own code path, in process context, since a submitter sleeps. The
  * policy follows drift only on the side it uses; calibrate again to
- * re-measure the other. A laked that stalls past timeout_ms and then resumes
- * still runs the batch it held and writes c late, after the CPU has: the
- * sums are the same, but a buffer already reused for a new request gets the
- * old result (here, the submitters reuse theirs at once, and the wrong
- * counter would show it). On laked's host device the "GPU" is the CPU
+ * re-measure the other. On laked's host device the "GPU" is the CPU
  * behind a round trip, so the measured crossover is "never".
  */
 #include <linux/debugfs.h>

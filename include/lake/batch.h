@@ -12,9 +12,11 @@
  *
  * Waits: a waiter whose batch is still open leaves on a fatal signal
  * (-EINTR) and, should the timer be late, closes the batch itself once the
- * window is over. A waiter whose batch is running waits for it, since its
- * item is in use; the run is bounded by lakelib's call timeout (timeout_ms)
- * on the GPU path, by the consumer's CPU path otherwise.
+ * window is over. A waiter whose batch is running waits for it, neither
+ * killable nor timed, since its item is in use. On the GPU path each lakelib
+ * call of the run ends within timeout_ms, and the first that times out
+ * fences laked, so the rest fail at once and the CPU rerun follows; the CPU
+ * path is the consumer's.
  *
  * Context: create, destroy and submit sleep (process context); get_stats
  * runs in any context.

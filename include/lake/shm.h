@@ -47,6 +47,8 @@ int lake_shm_ptr_to_off(const void *ptr, size_t len, u64 *off);
 void *lake_shm_off_to_ptr(u64 off, size_t len);
 
 size_t lake_shm_size(void);
+/* Zap every user mapping of the region (laked's): writes through them stop now. */
+void lake_shm_revoke_mappings(void);
 void lake_shm_get_stats(struct lake_shm_stats *st);
 
 /* debugfs directory "lake" that lake's modules put their files in. */

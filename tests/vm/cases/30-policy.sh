@@ -43,7 +43,7 @@ wait_for() {
 HOG="hog 100000 64"
 
 check policy.insmod_lakeshm insmod $M/lakeshm.ko size_mib=16
-check policy.insmod_lakelib insmod $M/lakelib.ko timeout_ms=1000
+check policy.insmod_lakelib insmod $M/lakelib.ko timeout_ms=3000
 check policy.insmod_selftest insmod $M/lake_policy_selftest.ko
 check policy.insmod_registry_selftest insmod $M/lake_registry_selftest.ko
 check policy.status_file grep -qx 'name selftest' $pol/status
@@ -86,19 +86,19 @@ refuse policy.mode_bad_value sh -c "echo fast > $pol/mode"
 echo auto > $pol/mode
 check policy.mode_auto_again grep -qx auto $pol/mode
 
-# laked stopped: the GPU batch in flight times out and trips the policy;
-# its items are run again on the CPU, later batches go to the CPU at once.
+# laked stopped: the GPU batch in flight times out, which fences (kills)
+# laked, and trips the policy; its items are run again on the CPU, later
+# batches go to the CPU at once.
 trips=$(pol_of trips)
-stale=$(pol_of reason_stale_load)
 reruns=$(ctl_of gpu_reruns)
 kill -STOP $pid
 sleep 0.5
 cpu=$(ctl_of done_cpu)
-check policy.stopped_laked_trips wait_for 3 pol_gt trips "$trips"
-check policy.stopped_laked_stale_load wait_for 2 pol_gt reason_stale_load "$stale"
+check policy.stopped_laked_trips wait_for 5 pol_gt trips "$trips"
+check policy.stopped_laked_fenced wait_for 2 pol_is last_reason no_daemon
 check policy.gpu_batch_rerun_on_cpu wait_for 2 ctl_gt gpu_reruns "$reruns"
 check policy.work_goes_on_while_stopped wait_for 2 ctl_gt done_cpu $((cpu + 20))
-kill -9 $pid
+kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 check policy.killed_laked_no_daemon wait_for 2 pol_is last_reason no_daemon
 cpu=$(ctl_of done_cpu)

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lake_rpc_selftest: lakelib's RPC guarantees, driven by tests/vm/cases/
+ * 25-rpc.sh through two debugfs files.
+ *
+ * lake/rpc_selftest takes one command at a time and answers "ok - rpc.NAME"
+ * lines; every command runs in the context made by "setup":
+ *   setup            a context, a stream, a device buffer, a lakeshm buffer
+ *   drop_send        async work whose send fails must fail the next sync
+ *   latch_many N     N streams with an async error each: every one reported
+ *   latch_destroy    errors of destroyed streams and contexts are dropped,
+ *                    and never crowd out a later one
+ *   late_dtoh        a DtoH into the lakeshm buffer that must time out
+ *   late_check       the lakeshm buffer is as late_dtoh left it
+ *   queue_async      async work that stays queued (with lakelib_hold_queue)
+ *   stale_sync       a synchronize on the old stream after a restart
+ * lake/rpc_call runs one cuInit per write of "init" in the writer's own
+ * task, with no lock of its own, so several can wait at once and a waiter
+ * can be killed; reading it lists "call N result R ms T" for the calls that
+ * returned; "reset" empties the list.
+ */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <lake/cuda.h>
+#include "selftest_ctl.h"
+
+#define BUF_BYTES	4096
+#define LATCH_STREAMS	128
+#define CALLS_MAX	16
+
+#define CHECK(name, cond, fmt, ...) do {					\
+	if (cond)								\
+		ctl_say("ok - rpc.%s\n", name);					\
+	else									\
+		ctl_say("not ok - rpc.%s: " fmt "\n", name, ##__VA_ARGS__);	\
+} while (0)
+
+#define EXPECT(name, call, want) do {						\
+	CUresult _r = (call);							\
+	CHECK(name, _r == (want), "%s returned %d, want %d", #call, _r, (want));	\
+} while (0)
+
+static CUcontext ctx;
+static CUstream stream;
+static CUdeviceptr dbuf;
+static u8 *shm;
+
+static bool buf_is(const u8 *p, u8 v)
+{
+	size_t i;
+
+	for (i = 0; i < BUF_BYTES; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+static void cmd_setup(void)
+{
+	EXPECT("setup_init", cuInit(0), CUDA_SUCCESS);
+	EXPECT("setup_ctx", cuCtxCreate(&ctx, 0, 0), CUDA_SUCCESS);
+	EXPECT("setup_stream", cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+	EXPECT("setup_alloc", cuMemAlloc(&dbuf, BUF_BYTES), CUDA_SUCCESS);
+	if (!shm)
+		shm = lake_shm_alloc(BUF_BYTES);
+	CHECK("setup_shm", shm, "no lakeshm buffer");
+}
+
+/* With lakelib_fail_sends set: the delayed flush of this memset fails. */
+static void cmd_drop_send(void)
+{
+	EXPECT("drop_send_async", cuMemsetD32Async(dbuf, 7, BUF_BYTES / 4, stream), CUDA_SUCCESS);
+	msleep(100);	/* the delayed flush runs, and its send fails */
+	EXPECT("drop_send_sync_fails", cuStreamSynchronize(stream), CUDA_ERROR_DEVICE_UNAVAILABLE);
+	EXPECT("drop_send_reported_once", cuStreamSynchronize(stream), CUDA_SUCCESS);
+}
+
+static void cmd_latch_many(int n)
+{
+	static CUstream s[LATCH_STREAMS];
+	int i, made = 0, lost = 0, bad = 0;
+	CUresult r;
+
+	n = clamp(n, 1, LATCH_STREAMS);
+	for (i = 0; i < n; i++, made++)
+		if (cuStreamCreate(&s[i], 0) || cuMemsetD8Async(0xdead0000, 0, 4, s[i]))
+			break;
+	CHECK("latch_many_setup", made == n, "%d of %d streams", made, n);
+	for (i = 0; i < made; i++) {
+		r = cuStreamSynchronize(s[i]);
+		lost += r == CUDA_SUCCESS;
+		bad += r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE;
+	}
+	CHECK("latch_many_none_lost", !lost && !bad, "%d of %d errors lost, %d wrong", lost,
+	      made, bad);
+	for (i = 0; i < made; i++)
+		cuStreamDestroy(s[i]);
+}
+
+static void cmd_latch_destroy(void)
+{
+	static CUstream s[LATCH_STREAMS];
+	CUcontext other;
+	CUstream fresh, os;
+	int i, made = 0;
+	int v;
+
+	/* Errors on streams then destroyed, unsynchronized. */
+	for (i = 0; i < LATCH_STREAMS; i++, made++)
+		if (cuStreamCreate(&s[i], 0) || cuMemsetD8Async(0xdead0000, 0, 4, s[i]))
+			break;
+	EXPECT("latch_destroy_barrier", cuDriverGetVersion(&v), CUDA_SUCCESS);
+	for (i = 0; i < made; i++)
+		cuStreamDestroy(s[i]);
+	/* And a context destroyed with an error pending. */
+	EXPECT("latch_destroy_ctx", cuCtxCreate(&other, 0, 0), CUDA_SUCCESS);
+	EXPECT("latch_destroy_ctx_stream", cuStreamCreate(&os, 0), CUDA_SUCCESS);
+	EXPECT("latch_destroy_ctx_async", cuMemsetD8Async(0xdead0000, 0, 4, os), CUDA_SUCCESS);
+	EXPECT("latch_destroy_ctx_barrier", cuDriverGetVersion(&v), CUDA_SUCCESS);
+	EXPECT("latch_destroy_ctx_destroy", cuCtxDestroy(other), CUDA_SUCCESS);
+	cuCtxSetCurrent(ctx);
+	/* A later error still finds room. */
+	EXPECT("latch_destroy_stream", cuStreamCreate(&fresh, 0), CUDA_SUCCESS);
+	EXPECT("latch_destroy_async", cuMemsetD8Async(0xdead0000, 0, 4, fresh), CUDA_SUCCESS);
+	EXPECT("latch_destroy_later_error", cuStreamSynchronize(fresh), CUDA_ERROR_INVALID_VALUE);
+	cuStreamDestroy(fresh);
+}
+
+/* Run with laked stopped: the copy must time out and never land. */
+static void cmd_late_dtoh(void)
+{
+	unsigned long t0 = jiffies;
+
+	memset(shm, 0x11, BUF_BYTES);
+	EXPECT("late_dtoh_times_out", cuMemcpyDtoH(shm, dbuf, BUF_BYTES), CUDA_ERROR_TIMEOUT);
+	ctl_say("# late_dtoh returned after %u ms\n", jiffies_to_msecs(jiffies - t0));
+	CHECK("late_dtoh_untouched", buf_is(shm, 0x11), "buffer written before the return");
+}
+
+static void cmd_late_check(void)
+{
+	CHECK("late_write_never_lands", buf_is(shm, 0x11),
+	      "laked wrote the buffer after the timeout");
+}
+
+static void cmd_queue_async(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		EXPECT("queue_async", cuMemsetD32Async(dbuf, i, BUF_BYTES / 4, stream),
+		       CUDA_SUCCESS);
+}
+
+static void cmd_stale_sync(void)
+{
+	CUresult r = cuStreamSynchronize(stream);
+
+	CHECK("stale_stream_fails", r != CUDA_SUCCESS, "old stream synchronized after a restart");
+}
+
+static void ctl_command(char *cmd)
+{
+	int n;
+
+	cuCtxSetCurrent(ctx);
+	if (!strcmp(cmd, "setup"))
+		cmd_setup();
+	else if (!strcmp(cmd, "drop_send"))
+		cmd_drop_send();
+	else if (sscanf(cmd, "latch_many %d", &n) == 1)
+		cmd_latch_many(n);
+	else if (!strcmp(cmd, "latch_destroy"))
+		cmd_latch_destroy();
+	else if (!strcmp(cmd, "late_dtoh"))
+		cmd_late_dtoh();
+	else if (!strcmp(cmd, "late_check"))
+		cmd_late_check();
+	else if (!strcmp(cmd, "queue_async"))
+		cmd_queue_async();
+	else if (!strcmp(cmd, "stale_sync"))
+		cmd_stale_sync();
+	else
+		ctl_say("unknown command\n");
+	cuCtxSetCurrent(NULL);
+}
+
+/* lake/rpc_call: concurrent, killable cuInit calls and their times. */
+static DEFINE_SPINLOCK(calls_lock);
+static struct { CUresult result; unsigned int ms; } calls[CALLS_MAX];
+static int ncalls;
+static struct dentry *call_file;
+
+static ssize_t call_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	unsigned long t0 = jiffies;
+	char cmd[8] = "";
+	CUresult r;
+
+	if (copy_from_user(cmd, ubuf, min(len, sizeof(cmd) - 1)))
+		return -EFAULT;
+	if (!strncmp(cmd, "reset", 5)) {
+		spin_lock(&calls_lock);
+		ncalls = 0;
+		spin_unlock(&calls_lock);
+		return len;
+	}
+	if (strncmp(cmd, "init", 4))
+		return -EINVAL;
+	r = cuInit(0);
+	spin_lock(&calls_lock);
+	if (ncalls < CALLS_MAX) {
+		calls[ncalls].result = r;
+		calls[ncalls].ms = jiffies_to_msecs(jiffies - t0);
+		ncalls++;
+	}
+	spin_unlock(&calls_lock);
+	return len;
+}
+
+static ssize_t call_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[CALLS_MAX * 48];
+	size_t n = 0;
+	int i;
+
+	spin_lock(&calls_lock);
+	for (i = 0; i < ncalls; i++)
+		n += scnprintf(buf + n, sizeof(buf) - n, "call %d result %d ms %u\n", i,
+			       calls[i].result, calls[i].ms);
+	spin_unlock(&calls_lock);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations call_fops = {
+	.owner = THIS_MODULE,
+	.read = call_read,
+	.write = call_write,
+	.llseek = default_llseek,
+};
+
+static int __init selftest_init(void)
+{
+	int ret = ctl_create("rpc_selftest");
+
+	if (ret)
+		return ret;
+	call_file = debugfs_create_file("rpc_call", 0600, lake_debugfs_dir(), NULL, &call_fops);
+	return 0;
+}
+
+static void __exit selftest_exit(void)
+{
+	debugfs_remove(call_file);
+	ctl_remove();
+	if (shm)
+		lake_shm_free(shm);
+}
+
+module_init(selftest_init);
+module_exit(selftest_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("lake: selftest of lakelib's RPC guarantees against laked");
