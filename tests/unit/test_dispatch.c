@@ -467,6 +467,7 @@ int main(void)
 		T(test_memcpy_inline),
 		T(test_memcpy_shm),
 		T(test_async_noreply),
+		T(test_mem_other_context),
 		T(test_memset),
 		T(test_memset_on_stream),
 		T(test_streams_and_events),
