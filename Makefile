@@ -25,7 +25,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
 
 # Sources kbuild needs, copied per kernel.
-KSRC	:= Kbuild include lakeshm lakelib examples tests/vm/modules bench/vm
+KSRC	:= Kbuild include lakeshm lakelib examples tests/vm/modules tests/kernels bench/vm
 
 UNIT_TESTS :=
 BENCHES :=

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <lake/cu_errors.h>
+#include <lake/lakelib.h>
 #include <lake/shm.h>
 #include "lakelib.h"
 
@@ -175,8 +176,10 @@ CUresult cuCtxDestroy(CUcontext ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	req.args.handle.handle = H(ctx);
 	ret = sync_call(&req, &call);
-	if (!ret)
+	if (!ret) {
 		lake_ctx_forget(H(ctx));
+		lake_funcs_forget_ctx(H(ctx));
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(cuCtxDestroy);
@@ -270,10 +273,14 @@ CUresult cuModuleUnload(CUmodule hmod)
 }
 EXPORT_SYMBOL_GPL(cuModuleUnload);
 
-CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+/* Look a function up; with @sig, adopt laked's layout only if it is @sig's. */
+static CUresult get_function(CUfunction *hfunc, CUmodule hmod, const char *name,
+			     const struct lake_kernel_sig *sig)
 {
+	const struct lake_wire_get_function_res *layout;
 	struct lake_wire_req req;
 	struct lake_call call;
+	const char *why;
 	CUresult ret = req_in_ctx(&req, LAKE_API_MODULE_GET_FUNCTION, NULL);
 
 	if (!ret)
@@ -286,12 +293,32 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 	ret = sync_call(&req, &call);
 	if (ret)
 		return ret;
-	if (lake_funcs_add(H(hmod), &call.res.get_function))
+	layout = &call.res.get_function;
+	if (sig && lake_wire_check_layout(layout, sig, &why)) {
+		pr_warn_ratelimited("cuModuleGetFunction(%s): laked's layout (%u parameters) refused: %s\n",
+				    name, layout->count, why);
+		return CUDA_ERROR_INVALID_IMAGE;
+	}
+	if (lake_funcs_add(req.ctx, H(hmod), layout, sig != NULL))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*hfunc = (CUfunction)(uintptr_t)call.res.get_function.func;
+	*hfunc = (CUfunction)(uintptr_t)layout->func;
 	return CUDA_SUCCESS;
 }
+
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	return get_function(hfunc, hmod, name, NULL);
+}
 EXPORT_SYMBOL_GPL(cuModuleGetFunction);
+
+CUresult lake_module_get_function(CUfunction *hfunc, CUmodule hmod,
+				  const struct lake_kernel_sig *sig)
+{
+	if (!sig || !sig->name)
+		return CUDA_ERROR_INVALID_VALUE;
+	return get_function(hfunc, hmod, sig->name, sig);
+}
+EXPORT_SYMBOL_GPL(lake_module_get_function);
 
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
 			    size_t *paramSize)

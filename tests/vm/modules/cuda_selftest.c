@@ -18,7 +18,10 @@
 #include <linux/kthread.h>
 #include <lake/cuda.h>
 #include <lake/lakelib.h>
+#include "../../kernels/vadd.h"
 #include "selftest_ctl.h"
+
+LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
 
 #define N		1024	/* vadd elements */
 #define HOLD_MAX	8
@@ -87,7 +90,7 @@ static CUresult vadd_setup(struct vadd_env *v, size_t n)
 	v->a = v->b = v->c = 0;
 	r = cuModuleLoad(&v->mod, "vadd.cubin");
 	if (!r)
-		r = cuModuleGetFunction(&v->fn, v->mod, "vadd");
+		r = lake_module_get_function(&v->fn, v->mod, &lake_sig_vadd);
 	if (!r)
 		r = cuMemAlloc(&v->a, n * 4);
 	if (!r)
@@ -246,12 +249,16 @@ static void test_async_errors(struct vadd_env *v, u32 *shm, CUstream s)
 
 static void test_bad_handles(struct vadd_env *v)
 {
+	/* vadd has four parameters: a module that declares one is refused. */
+	static const struct lake_kernel_sig vadd_short = { "vadd", 1, { { 0, 8 } } };
 	CUfunction f;
 	CUstream s;
 	const char *str = NULL;
 
 	EXPECT("get_function_forged_module", cuModuleGetFunction(&f, (CUmodule)0x1234, "vadd"),
 	       CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("get_function_layout_disagrees", lake_module_get_function(&f, v->mod, &vadd_short),
+	       CUDA_ERROR_INVALID_IMAGE);
 	EXPECT("get_function_unknown_name", cuModuleGetFunction(&f, v->mod, "no_such_kernel"),
 	       CUDA_ERROR_NOT_FOUND);
 	EXPECT("stream_sync_forged", cuStreamSynchronize((CUstream)0x999), CUDA_ERROR_INVALID_HANDLE);
