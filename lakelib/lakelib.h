@@ -63,6 +63,8 @@ void lake_ctx_reset(void);
 u64 lake_ctx_current(void);
 int lake_ctx_set_current(u64 ctx);
 void lake_ctx_forget(u64 ctx);
+/* Threads with a context, after dropping those that exited. */
+unsigned int lake_ctx_count(void);
 
 /* funcs.c: parameter layouts of looked-up functions */
 int lake_funcs_add(u64 ctx, u64 module, const struct lake_wire_get_function_res *res,
