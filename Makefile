@@ -36,7 +36,8 @@ HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
 	tests/gpu/*.mk examples/*/*.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE
+.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu bench demo \
+	clean FORCE
 all: modules user
 
 help:
@@ -44,6 +45,7 @@ help:
 	@echo "make test       every test: unit (ASan/UBSan), fuzz, VM on each kernel, smp1+smp2"
 	@echo "make test-unit  host unit tests only (UNIT=name for one)"
 	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
+	@echo "make test-vm-rt VM tests on Debian's PREEMPT_RT kernel, fetched into build/rt (CASE=, SMP=)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make bench      benchmarks"
@@ -125,6 +127,10 @@ test-fuzz: deps
 test-vm: deps
 	@$(MAKE) --no-print-directory vm-images
 	@$(RUN_ENV) tests/run vm
+
+# Not part of `make test`: it downloads ~80 MB and builds one more kernel's modules.
+test-vm-rt: deps
+	@$(RUN_ENV) tests/vm/rt
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(HOST_KERNELS)
