@@ -295,7 +295,7 @@ static CUresult get_function(CUfunction *hfunc, CUmodule hmod, const char *name,
 		return ret;
 	layout = &call.res.get_function;
 	if (sig && lake_wire_check_layout(layout, sig, &why)) {
-		pr_warn_ratelimited("cuModuleGetFunction(%s): laked's layout (%u parameters) refused: %s\n",
+		pr_warn_ratelimited("cuModuleGetFunction(%s): laked's layout of %u parameters refused: %s\n",
 				    name, layout->count, why);
 		return CUDA_ERROR_INVALID_IMAGE;
 	}

@@ -172,8 +172,8 @@ static void cmd_run(void)
 	CUstream s;
 
 	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
-	    lake_module_get_function(&fn, mod, &lake_sig_vadd) || cuMemAlloc(&d, COPY_BYTES + COPY_SHIFT) ||
-	    cuStreamCreate(&s, 0)) {
+	    lake_module_get_function(&fn, mod, &lake_sig_vadd) ||
+	    cuMemAlloc(&d, COPY_BYTES + COPY_SHIFT) || cuStreamCreate(&s, 0)) {
 		ctl_say("bench: setup failed (is laked running?)\n");
 		return;
 	}

@@ -4,7 +4,8 @@
 #define LAKE_TEST_KERNELS_SELFTEST_H
 
 #define INDEX3D_PARAMS		(unsigned int *, out)
-#define MIXED_PARAMS		(char, c), (double, d), (short, s), (long long *, out), (float, f)
+#define MIXED_PARAMS		(char, c), (double, d), (short, s), (long long *, out), \
+				(float, f)
 #define WAIT_FLAG_PARAMS	(const volatile int *, flag), (int *, out), \
 				(unsigned long long, max_spins)
 

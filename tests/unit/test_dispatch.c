@@ -277,12 +277,13 @@ static void test_get_function(void **state)
 	assert_int_equal(get_function(ctx, mod, "vadd")->res.get_function.func, fn);
 	/* What the host device reports is what LAKE_KERNEL_SIG computes. */
 	other = module_load(ctx, "selftest.so", CUDA_SUCCESS);
-	assert_int_equal(lake_wire_check_layout(&get_function(ctx, other, "index3d")->res.get_function,
-						&lake_sig_index3d, &why), 0);
-	assert_int_equal(lake_wire_check_layout(&get_function(ctx, other, "mixed")->res.get_function,
-						&lake_sig_mixed, &why), 0);
-	assert_int_equal(lake_wire_check_layout(&get_function(ctx, other, "wait_flag")->res.get_function,
-						&lake_sig_wait_flag, &why), 0);
+	rep = get_function(ctx, other, "index3d");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_index3d, &why), 0);
+	rep = get_function(ctx, other, "mixed");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_mixed, &why), 0);
+	rep = get_function(ctx, other, "wait_flag");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_wait_flag, &why),
+			 0);
 	assert_int_equal(get_function(ctx, mod, "nope")->result, CUDA_ERROR_NOT_FOUND);
 	assert_int_equal(get_function(ctx, mod ^ 2, "vadd")->result, CUDA_ERROR_INVALID_HANDLE);
 	assert_int_equal(get_function(ctx, fn, "vadd")->result, CUDA_ERROR_INVALID_HANDLE);

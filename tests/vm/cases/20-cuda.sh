@@ -37,7 +37,10 @@ run "threads 4 20"
 # (Exited kthreads are reaped just after they signal: allow a moment.)
 base=$(stat_of ctx_threads)
 run "ctx_threads 200"
-back_to() { for i in $(seq 20); do [ "$(stat_of "$1")" = "$2" ] && return 0; sleep 0.1; done; false; }
+back_to() {
+	for i in $(seq 20); do [ "$(stat_of "$1")" = "$2" ] && return 0; sleep 0.1; done
+	false
+}
 check cuda.ctx_threads_back_to_baseline back_to ctx_threads "$base"
 echo "# ctx_threads: baseline $base, after 200 exited threads $(stat_of ctx_threads)"
 run ctx_threads_end
