@@ -281,6 +281,7 @@ static CUresult get_function(CUfunction *hfunc, CUmodule hmod, const char *name,
 	struct lake_wire_req req;
 	struct lake_call call;
 	const char *why;
+	int err;
 	CUresult ret = req_in_ctx(&req, LAKE_API_MODULE_GET_FUNCTION, NULL);
 
 	if (!ret)
@@ -294,10 +295,12 @@ static CUresult get_function(CUfunction *hfunc, CUmodule hmod, const char *name,
 	if (ret)
 		return ret;
 	layout = &call.res.get_function;
-	if (sig && lake_wire_check_layout(layout, sig, &why)) {
+	err = sig ? lake_wire_check_layout(layout, sig, &why) : 0;
+	if (err) {
 		pr_warn_ratelimited("cuModuleGetFunction(%s): laked's layout of %u parameters refused: %s\n",
 				    name, layout->count, why);
-		return CUDA_ERROR_INVALID_IMAGE;
+		/* -EINVAL: the caller's declaration itself is malformed. */
+		return err == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_IMAGE;
 	}
 	if (lake_funcs_add(req.ctx, H(hmod), layout, sig != NULL))
 		return CUDA_ERROR_OUT_OF_MEMORY;

@@ -25,7 +25,8 @@ int lake_ping(u64 *rtt_ns);
 /*
  * cuModuleGetFunction for the kernel @sig names, with the parameter layout
  * its caller declared (LAKE_KERNEL_SIG, lake/kernel_sig.h): laked's report
- * must equal @sig, else CUDA_ERROR_INVALID_IMAGE and a log line. cuLaunchKernel
+ * must equal @sig, else CUDA_ERROR_INVALID_IMAGE and a log line
+ * (CUDA_ERROR_INVALID_VALUE for a malformed @sig). cuLaunchKernel
  * then follows exactly sig->count kernelParams pointers and reads exactly the
  * declared sizes, whatever laked says. A plain cuModuleGetFunction takes
  * laked's layout on trust (README, "Trust").

@@ -257,6 +257,7 @@ static void test_bad_handles(struct vadd_env *v)
 {
 	/* vadd has four parameters: a module that declares one is refused. */
 	static const struct lake_kernel_sig vadd_short = { "vadd", 1, { { 0, 8 } } };
+	static const struct lake_kernel_sig vadd_empty = { .name = "vadd" };
 	CUfunction f;
 	CUstream s;
 	const char *str = NULL;
@@ -265,6 +266,10 @@ static void test_bad_handles(struct vadd_env *v)
 	       CUDA_ERROR_INVALID_HANDLE);
 	EXPECT("get_function_layout_disagrees", lake_module_get_function(&f, v->mod, &vadd_short),
 	       CUDA_ERROR_INVALID_IMAGE);
+	EXPECT("get_function_malformed_signature",
+	       lake_module_get_function(&f, v->mod, &vadd_empty), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("get_function_no_signature", lake_module_get_function(&f, v->mod, NULL),
+	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT("get_function_unknown_name", cuModuleGetFunction(&f, v->mod, "no_such_kernel"),
 	       CUDA_ERROR_NOT_FOUND);
 	EXPECT("stream_sync_forged", cuStreamSynchronize((CUstream)0x999), CUDA_ERROR_INVALID_HANDLE);
