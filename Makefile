@@ -33,7 +33,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS	= $(shell pkg-config --libs --static libnl-genl-3.0 2>/dev/null)
 
 # Sources kbuild needs, copied per kernel.
-KSRC	:= Kbuild include lakeshm lakelib examples tests/vm/modules bench/vm
+KSRC	:= Kbuild include lakeshm lakelib examples tests/vm/modules tests/kernels bench/vm
 
 UNIT_TESTS :=
 BENCHES :=
@@ -44,8 +44,8 @@ HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
 	tests/gpu/*.mk examples/*/*.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE \
-	no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)
+.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu bench demo \
+	clean FORCE no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)
 all: modules user
 
 help:
@@ -53,6 +53,7 @@ help:
 	@echo "make test       every test: unit (ASan/UBSan), fuzz, VM on each kernel, smp1+smp2"
 	@echo "make test-unit  host unit tests only (UNIT=name for one)"
 	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
+	@echo "make test-vm-rt VM tests on Debian's PREEMPT_RT kernel, fetched into build/rt (CASE=, SMP=)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make bench      benchmarks"
@@ -139,6 +140,10 @@ after-deps-test-fuzz:
 after-deps-test-vm:
 	@$(MAKE) --no-print-directory vm-images
 	@$(RUN_ENV) tests/run vm
+
+# Not part of `make test`: it downloads ~80 MB and builds one more kernel's modules.
+test-vm-rt: deps
+	@$(RUN_ENV) tests/vm/rt
 
 after-deps-test-gpu:
 	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(HOST_KERNELS)

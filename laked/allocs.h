@@ -3,7 +3,8 @@
  * Device allocations the kernel holds. CUdeviceptr values cross the
  * boundary raw (kernels compute with them), so before any copy, memset or
  * free laked checks that the range lies inside one live allocation made
- * through it: a forged or freed pointer never reaches the driver.
+ * through it, in the caller's current context (calls_mem.c): a forged or
+ * freed pointer, or another context's, never reaches the driver.
  */
 #ifndef LAKED_ALLOCS_H
 #define LAKED_ALLOCS_H

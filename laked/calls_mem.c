@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device memory: allocation, copies and memsets. Every device range must lie
- * inside one live allocation made through laked, every region range inside
- * the shared region, before the driver sees either.
+ * inside one live allocation made through laked in the caller's current
+ * context, every region range inside the shared region, before the driver
+ * sees either. Kept strict: a pointer of another context is refused even
+ * where unified addressing would let the driver reach it, so one module's
+ * context cannot copy to, memset or free another's memory.
  *
  * Copies name their host side as a region offset (LAKE_WIRE_SHM), or carry
  * it in the record (LAKE_WIRE_INLINE): host-to-device data in the request,
@@ -13,10 +16,23 @@
  */
 #include "dispatch.h"
 
+/* An allocation found for @c that belongs to another context is refused. */
+static CUresult check_owner(struct laked_call *c, const struct laked_alloc *a)
+{
+	if (a->ctx == c->ctx->handle)
+		return CUDA_SUCCESS;
+	return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+			    "device range at %#llx belongs to context %#llx, not the caller's %#llx",
+			    (unsigned long long)a->dptr, (unsigned long long)a->ctx,
+			    (unsigned long long)c->ctx->handle);
+}
+
 static CUresult check_range(struct laked *d, struct laked_call *c, u64 dptr, u64 bytes)
 {
-	if (laked_alloc_find(&d->allocs, dptr, bytes))
-		return CUDA_SUCCESS;
+	struct laked_alloc *a = laked_alloc_find(&d->allocs, dptr, bytes);
+
+	if (a)
+		return check_owner(c, a);
 	return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
 			    "device range %#llx+%llu is not inside a live allocation",
 			    (unsigned long long)dptr, (unsigned long long)bytes);
@@ -93,6 +109,9 @@ CUresult laked_call_mem_free(struct laked *d, struct laked_call *c)
 		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
 				    "%#llx is not the start of a live allocation",
 				    (unsigned long long)dptr);
+	r = check_owner(c, a);
+	if (r)
+		return r;
 	r = d->drv->cuMemFree(dptr);
 	if (!r)
 		laked_alloc_del(&d->allocs, a);

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <lake/cu_errors.h>
+#include <lake/lakelib.h>
 #include <lake/shm.h>
 #include "lakelib.h"
 
@@ -178,6 +179,7 @@ CUresult cuCtxDestroy(CUcontext ctx)
 	if (!ret) {
 		lake_ctx_forget(H(ctx));
 		lake_rpc_take_latched(H(ctx), 0, true);	/* nobody can take them now */
+		lake_funcs_forget_ctx(H(ctx));
 	}
 	return ret;
 }
@@ -272,10 +274,15 @@ CUresult cuModuleUnload(CUmodule hmod)
 }
 EXPORT_SYMBOL_GPL(cuModuleUnload);
 
-CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+/* Look a function up; with @sig, adopt laked's layout only if it is @sig's. */
+static CUresult get_function(CUfunction *hfunc, CUmodule hmod, const char *name,
+			     const struct lake_kernel_sig *sig)
 {
+	const struct lake_wire_get_function_res *layout;
 	struct lake_wire_req req;
 	struct lake_call call;
+	const char *why;
+	int err;
 	CUresult ret = req_in_ctx(&req, LAKE_API_MODULE_GET_FUNCTION, NULL);
 
 	if (!ret)
@@ -288,12 +295,34 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 	ret = sync_call(&req, &call);
 	if (ret)
 		return ret;
-	if (lake_funcs_add(H(hmod), &call.res.get_function))
+	layout = &call.res.get_function;
+	err = sig ? lake_wire_check_layout(layout, sig, &why) : 0;
+	if (err) {
+		pr_warn_ratelimited("cuModuleGetFunction(%s): laked's layout of %u parameters refused: %s\n",
+				    name, layout->count, why);
+		/* -EINVAL: the caller's declaration itself is malformed. */
+		return err == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_IMAGE;
+	}
+	if (lake_funcs_add(req.ctx, H(hmod), layout, sig != NULL))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*hfunc = (CUfunction)(uintptr_t)call.res.get_function.func;
+	*hfunc = (CUfunction)(uintptr_t)layout->func;
 	return CUDA_SUCCESS;
 }
+
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	return get_function(hfunc, hmod, name, NULL);
+}
 EXPORT_SYMBOL_GPL(cuModuleGetFunction);
+
+CUresult lake_module_get_function(CUfunction *hfunc, CUmodule hmod,
+				  const struct lake_kernel_sig *sig)
+{
+	if (!sig || !sig->name)
+		return CUDA_ERROR_INVALID_VALUE;
+	return get_function(hfunc, hmod, sig->name, sig);
+}
+EXPORT_SYMBOL_GPL(lake_module_get_function);
 
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
 			    size_t *paramSize)

@@ -12,6 +12,11 @@
  *
  * The item array of the last batch run is kept as a spare: a steady stream
  * of batches allocates nothing.
+ *
+ * The window timer is a soft hrtimer: its callback runs in softirq context
+ * (a thread on PREEMPT_RT), where b->lock, a spinlock_t that sleeps on RT
+ * and walks up to max_batch requests, may be taken. A hard timer would need
+ * a raw spinlock held with interrupts off across those walks.
  */
 #include <linux/completion.h>
 #include <linux/err.h>
@@ -49,7 +54,7 @@ struct lake_batch {
 };
 
 struct lake_batcher {
-	spinlock_t lock;	/* irq-safe: the window timer takes it */
+	spinlock_t lock;	/* bh-safe: the window timer's softirq takes it */
 	struct lake_fallback *fb;
 	lake_batch_run_t run;
 	void *arg;
@@ -89,7 +94,7 @@ static void open_batch(struct lake_batcher *b)
 	batch->deadline = ktime_add_ns(ktime_get(), b->window_ns);
 	b->open = batch;
 	if (b->window_ns)
-		hrtimer_start(&b->timer, batch->deadline, HRTIMER_MODE_ABS_HARD);
+		hrtimer_start(&b->timer, batch->deadline, HRTIMER_MODE_ABS_SOFT);
 }
 
 /* Detach the open batch and make @closer run it; b->lock held. */
@@ -109,16 +114,15 @@ static enum hrtimer_restart window_expired(struct hrtimer *timer)
 {
 	struct lake_batcher *b = container_of(timer, struct lake_batcher, timer);
 	struct batch_req *first;
-	unsigned long flags;
 
-	spin_lock_irqsave(&b->lock, flags);
+	spin_lock(&b->lock);
 	if (b->open && ktime_compare(ktime_get(), b->open->deadline) >= 0) {
 		first = list_first_entry(&b->open->reqs, struct batch_req, node);
 		close_batch(b, first);
 		b->stats.closed_window++;
 		complete(&first->done);
 	}
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	return HRTIMER_NORESTART;
 }
 
@@ -146,7 +150,7 @@ static int run_items(struct lake_batcher *b, void **items, u32 n)
 	else if (!ret)
 		lake_fallback_report_cpu(b->fb, n, ns);
 
-	spin_lock_irq(&b->lock);
+	spin_lock_bh(&b->lock);
 	b->stats.batches++;
 	b->stats.gpu_reruns += rerun;
 	if (ret)
@@ -155,7 +159,7 @@ static int run_items(struct lake_batcher *b, void **items, u32 n)
 		b->stats.gpu_batches++;
 	else
 		b->stats.cpu_batches++;
-	spin_unlock_irq(&b->lock);
+	spin_unlock_bh(&b->lock);
 	return ret;
 }
 
@@ -170,7 +174,7 @@ static int run_batch(struct lake_batcher *b, struct batch_req *self)
 		batch->items[n++] = req->item;
 	ret = run_items(b, batch->items, n);
 
-	spin_lock_irq(&b->lock);
+	spin_lock_bh(&b->lock);
 	list_for_each_entry_safe(req, next, &batch->reqs, node) {
 		if (req == self)
 			continue;
@@ -179,13 +183,14 @@ static int run_batch(struct lake_batcher *b, struct batch_req *self)
 		complete(&req->done);
 	}
 	batch = keep_spare(b, batch);
-	spin_unlock_irq(&b->lock);
+	spin_unlock_bh(&b->lock);
 	kvfree(batch);
 	return ret;
 }
 
 /* Leave the open batch on a fatal signal; b->lock held, released. */
 static int leave_batch(struct lake_batcher *b, struct batch_req *req)
+	__releases(&b->lock)
 {
 	struct lake_batch *batch = req->batch;
 
@@ -198,7 +203,7 @@ static int leave_batch(struct lake_batcher *b, struct batch_req *req)
 		hrtimer_try_to_cancel(&b->timer);
 		batch = keep_spare(b, batch);
 	}
-	spin_unlock_irq(&b->lock);
+	spin_unlock_bh(&b->lock);
 	kvfree(batch);
 	return -EINTR;
 }
@@ -210,16 +215,16 @@ static int wait_batch(struct lake_batcher *b, struct batch_req *req)
 	long ret;
 
 	for (;;) {
-		spin_lock_irq(&b->lock);
+		spin_lock_bh(&b->lock);
 		switch (req->state) {
 		case REQ_CLOSER:
-			spin_unlock_irq(&b->lock);
+			spin_unlock_bh(&b->lock);
 			return run_batch(b, req);
 		case REQ_DONE:
-			spin_unlock_irq(&b->lock);
+			spin_unlock_bh(&b->lock);
 			return req->result;
 		case REQ_TAKEN:
-			spin_unlock_irq(&b->lock);
+			spin_unlock_bh(&b->lock);
 			/* The item is in use: wait for the run (batch.h). */
 			wait_for_completion(&req->done);
 			return req->result;
@@ -233,10 +238,10 @@ static int wait_batch(struct lake_batcher *b, struct batch_req *req)
 			/* The timer is late: close the batch ourselves. */
 			close_batch(b, req);
 			b->stats.closed_window++;
-			spin_unlock_irq(&b->lock);
+			spin_unlock_bh(&b->lock);
 			continue;
 		}
-		spin_unlock_irq(&b->lock);
+		spin_unlock_bh(&b->lock);
 		ret = wait_for_completion_killable_timeout(&req->done,
 							   nsecs_to_jiffies(left_ns) + 1);
 		killed = ret < 0;
@@ -250,17 +255,17 @@ int lake_batcher_submit(struct lake_batcher *b, void *item)
 
 	might_sleep();
 	init_completion(&req.done);
-	spin_lock_irq(&b->lock);
+	spin_lock_bh(&b->lock);
 	b->stats.items++;
 	if (!b->open && !b->spare) {
-		spin_unlock_irq(&b->lock);
+		spin_unlock_bh(&b->lock);
 		fresh = batch_alloc(b->max_batch);
-		spin_lock_irq(&b->lock);
+		spin_lock_bh(&b->lock);
 		if (fresh)
 			fresh = keep_spare(b, fresh);
 		if (!b->open && !b->spare) {
 			b->stats.alone++;
-			spin_unlock_irq(&b->lock);
+			spin_unlock_bh(&b->lock);
 			return run_items(b, &item, 1);
 		}
 	}
@@ -272,7 +277,7 @@ int lake_batcher_submit(struct lake_batcher *b, void *item)
 		close_batch(b, &req);
 		b->stats.closed_full++;
 	}
-	spin_unlock_irq(&b->lock);
+	spin_unlock_bh(&b->lock);
 	/* Another submitter supplied the batch while we allocated. */
 	kvfree(fresh);
 	return wait_batch(b, &req);
@@ -298,7 +303,7 @@ struct lake_batcher *lake_batcher_create(struct lake_fallback *fb,
 		kfree(b);
 		return ERR_PTR(-ENOMEM);
 	}
-	hrtimer_init(&b->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	hrtimer_init(&b->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	b->timer.function = window_expired;
 	return b;
 }
@@ -317,10 +322,8 @@ EXPORT_SYMBOL_GPL(lake_batcher_destroy);
 void lake_batcher_get_stats(struct lake_batcher *b,
 			    struct lake_batcher_stats *st)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&b->lock, flags);
+	spin_lock_bh(&b->lock);
 	*st = b->stats;
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock_bh(&b->lock);
 }
 EXPORT_SYMBOL_GPL(lake_batcher_get_stats);

@@ -1,34 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CUDA's current context is per calling thread. The table is keyed by task
- * and its start time, so a recycled task_struct never inherits a context;
- * entries go when their context is destroyed, set to NULL, or the daemon
- * that issued the handles leaves.
+ * CUDA's current context is per calling thread. The table is keyed by the
+ * thread's struct pid, of which each entry holds a reference: a struct pid
+ * is never given to another task while referenced, so a new thread never
+ * inherits an exited one's context. The kernel tells modules nothing when a
+ * task exits, so entries of dead tasks are pruned: by every insertion once
+ * the table has doubled since the last prune (amortized O(1), and the table
+ * stays within twice the live threads that set a context), and when the
+ * count is read. Entries also go when their context is destroyed, set to
+ * NULL, or the daemon that issued the handles leaves.
+ *
+ * A workqueue worker runs many modules' work items: there an entry also
+ * records the work item it was set in, and reads as "no context" in any
+ * other, so one module's context never leaks into another's work. Work
+ * functions set their context at the start, as threads do in CUDA.
  */
 #include <linux/hashtable.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include "lakelib.h"
+
+#define PRUNE_MIN	64U
 
 struct ctx_entry {
 	struct hlist_node node;
-	const struct task_struct *task;
-	u64 start_time;
+	struct pid *pid;			/* a reference */
+	const struct work_struct *work;		/* set in this work item; NULL: a thread */
 	u64 ctx;
 };
 
 static DEFINE_SPINLOCK(ctx_lock);
 static DEFINE_HASHTABLE(ctx_table, 6);
+static unsigned int nentries, prune_at = PRUNE_MIN;
 
 static struct ctx_entry *find_current(void)
 {
+	struct pid *pid = task_pid(current);
 	struct ctx_entry *e;
 
-	hash_for_each_possible(ctx_table, e, node, (unsigned long)current)
-		if (e->task == current && e->start_time == current->start_time)
+	hash_for_each_possible(ctx_table, e, node, (unsigned long)pid)
+		if (e->pid == pid)
 			return e;
 	return NULL;
+}
+
+/* Move entries that match to @dead; ctx_lock held. */
+static void collect(struct hlist_head *dead, bool (*match)(struct ctx_entry *e, u64 ctx),
+		    u64 ctx)
+{
+	struct ctx_entry *e;
+	struct hlist_node *tmp;
+	unsigned int bkt;
+
+	hash_for_each_safe(ctx_table, bkt, tmp, e, node) {
+		if (match(e, ctx)) {
+			hash_del(&e->node);
+			hlist_add_head(&e->node, dead);
+			nentries--;
+		}
+	}
+}
+
+static void free_dead(struct hlist_head *dead)
+{
+	struct ctx_entry *e;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(e, tmp, dead, node) {
+		put_pid(e->pid);
+		kfree(e);
+	}
+}
+
+static bool task_gone(struct ctx_entry *e, u64 unused)
+{
+	bool gone;
+
+	rcu_read_lock();
+	gone = !pid_task(e->pid, PIDTYPE_PID);
+	rcu_read_unlock();
+	return gone;
+}
+
+/* ctx_lock held. */
+static void prune_locked(struct hlist_head *dead)
+{
+	collect(dead, task_gone, 0);
+	prune_at = max(PRUNE_MIN, 2 * nentries);
 }
 
 u64 lake_ctx_current(void)
@@ -38,7 +100,7 @@ u64 lake_ctx_current(void)
 
 	spin_lock(&ctx_lock);
 	e = find_current();
-	if (e)
+	if (e && e->work == current_work())
 		ctx = e->ctx;
 	spin_unlock(&ctx_lock);
 	return ctx;
@@ -46,55 +108,81 @@ u64 lake_ctx_current(void)
 
 int lake_ctx_set_current(u64 ctx)
 {
-	struct ctx_entry *e, *fresh = ctx ? kmalloc(sizeof(*fresh), GFP_KERNEL) : NULL;
+	struct ctx_entry *e, *fresh = NULL;
+	HLIST_HEAD(dead);
 
-	if (ctx && !fresh)
-		return -ENOMEM;
+	if (ctx) {
+		fresh = kmalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return -ENOMEM;
+		fresh->pid = get_task_pid(current, PIDTYPE_PID);
+		fresh->work = current_work();
+		fresh->ctx = ctx;
+	}
 	spin_lock(&ctx_lock);
 	e = find_current();
 	if (e && ctx) {
 		e->ctx = ctx;
+		e->work = fresh->work;
 	} else if (e) {
 		hash_del(&e->node);
+		hlist_add_head(&e->node, &dead);
+		nentries--;
 	} else if (ctx) {
-		fresh->task = current;
-		fresh->start_time = current->start_time;
-		fresh->ctx = ctx;
-		hash_add(ctx_table, &fresh->node, (unsigned long)current);
+		hash_add(ctx_table, &fresh->node, (unsigned long)fresh->pid);
 		fresh = NULL;
+		if (++nentries >= prune_at)
+			prune_locked(&dead);
 	}
 	spin_unlock(&ctx_lock);
-	if (e && !ctx)
-		kfree(e);
-	kfree(fresh);
+	free_dead(&dead);
+	if (fresh) {
+		put_pid(fresh->pid);
+		kfree(fresh);
+	}
 	return 0;
 }
 
-static void forget(u64 ctx, bool all)
+unsigned int lake_ctx_count(void)
 {
-	struct ctx_entry *e;
-	struct hlist_node *tmp;
+	unsigned int n;
 	HLIST_HEAD(dead);
-	unsigned int bkt;
 
 	spin_lock(&ctx_lock);
-	hash_for_each_safe(ctx_table, bkt, tmp, e, node) {
-		if (all || e->ctx == ctx) {
-			hash_del(&e->node);
-			hlist_add_head(&e->node, &dead);
-		}
-	}
+	prune_locked(&dead);
+	n = nentries;
 	spin_unlock(&ctx_lock);
-	hlist_for_each_entry_safe(e, tmp, &dead, node)
-		kfree(e);
+	free_dead(&dead);
+	return n;
+}
+
+static bool same_ctx(struct ctx_entry *e, u64 ctx)
+{
+	return e->ctx == ctx;
+}
+
+static bool any(struct ctx_entry *e, u64 unused)
+{
+	return true;
 }
 
 void lake_ctx_forget(u64 ctx)
 {
-	forget(ctx, false);
+	HLIST_HEAD(dead);
+
+	spin_lock(&ctx_lock);
+	collect(&dead, same_ctx, ctx);
+	spin_unlock(&ctx_lock);
+	free_dead(&dead);
 }
 
 void lake_ctx_reset(void)
 {
-	forget(0, true);
+	HLIST_HEAD(dead);
+
+	spin_lock(&ctx_lock);
+	collect(&dead, any, 0);
+	prune_at = PRUNE_MIN;
+	spin_unlock(&ctx_lock);
+	free_dead(&dead);
 }

@@ -3,7 +3,8 @@
  * Kernel glue of the feature registry (include/lake/features.h): an
  * irq-safe spinlock and a debugfs file around each registry core
  * (registry_core.c). The core allocates everything at create, so nothing
- * under the lock allocates or sleeps.
+ * under the lock allocates or sleeps. The lock is raw: callers may be in
+ * hard irq, where a spinlock_t would sleep on PREEMPT_RT.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -25,7 +26,7 @@
 #define SHOW_BYTES	(16 * 1024)
 
 struct lake_features {
-	spinlock_t lock;
+	raw_spinlock_t lock;
 	struct lake_reg *core;
 	struct list_head node;
 	struct dentry *file;
@@ -45,9 +46,9 @@ static int registry_show(struct seq_file *m, void *unused)
 	buf = kvmalloc(SHOW_BYTES, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	len = lake_reg_format(fr->core, buf, SHOW_BYTES, SHOW_NEWEST);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	seq_write(m, buf, min_t(size_t, len, SHOW_BYTES - 1));
 	kvfree(buf);
 	return 0;
@@ -71,7 +72,7 @@ struct lake_features *lake_features_create(const char *name,
 			      &fr->core);
 	if (ret)
 		goto err_free;
-	spin_lock_init(&fr->lock);
+	raw_spin_lock_init(&fr->lock);
 
 	mutex_lock(&registries_lock);
 	list_for_each_entry(other, &registries, node) {
@@ -135,9 +136,9 @@ struct lake_reg_vec *lake_features_begin(struct lake_features *fr)
 	struct lake_reg_vec *vec;
 	unsigned long flags;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	vec = lake_reg_begin(fr->core, now);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return vec;
 }
 EXPORT_SYMBOL_GPL(lake_features_begin);
@@ -148,9 +149,9 @@ int lake_features_capture(struct lake_features *fr, struct lake_reg_vec *vec,
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	ret = lake_reg_capture(fr->core, vec, idx, val, len);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_features_capture);
@@ -162,9 +163,9 @@ int lake_features_commit(struct lake_features *fr, struct lake_reg_vec *vec)
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	ret = lake_reg_commit(fr->core, vec, now);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_features_commit);
@@ -174,9 +175,9 @@ int lake_features_abort(struct lake_features *fr, struct lake_reg_vec *vec)
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	ret = lake_reg_abort(fr->core, vec);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_features_abort);
@@ -187,9 +188,9 @@ int lake_features_fetch(struct lake_features *fr, u64 since_ns, void *buf,
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	ret = lake_reg_fetch(fr->core, since_ns, buf, buf_len, max);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_features_fetch);
@@ -199,9 +200,9 @@ u32 lake_features_truncate(struct lake_features *fr, u64 before_ns)
 	unsigned long flags;
 	u32 n;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	n = lake_reg_truncate(fr->core, before_ns);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 	return n;
 }
 EXPORT_SYMBOL_GPL(lake_features_truncate);
@@ -210,9 +211,9 @@ void lake_features_get_stats(struct lake_features *fr, struct lake_reg_stats *st
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&fr->lock, flags);
+	raw_spin_lock_irqsave(&fr->lock, flags);
 	lake_reg_get_stats(fr->core, st);
-	spin_unlock_irqrestore(&fr->lock, flags);
+	raw_spin_unlock_irqrestore(&fr->lock, flags);
 }
 EXPORT_SYMBOL_GPL(lake_features_get_stats);
 

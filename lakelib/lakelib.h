@@ -75,11 +75,16 @@ void lake_ctx_reset(void);
 u64 lake_ctx_current(void);
 int lake_ctx_set_current(u64 ctx);
 void lake_ctx_forget(u64 ctx);
+/* Threads with a context, after dropping those that exited. */
+unsigned int lake_ctx_count(void);
 
 /* funcs.c: parameter layouts of looked-up functions */
-int lake_funcs_add(u64 module, const struct lake_wire_get_function_res *res);
+int lake_funcs_add(u64 ctx, u64 module, const struct lake_wire_get_function_res *res,
+		   bool declared);
 bool lake_funcs_layout(u64 func, struct lake_wire_get_function_res *out);
+unsigned int lake_funcs_count(void);
 void lake_funcs_forget_module(u64 module);
+void lake_funcs_forget_ctx(u64 ctx);
 void lake_funcs_reset(void);
 
 /* fallback.c, features.c: the policy and registry glue */

@@ -24,6 +24,8 @@ static int stats_show(struct seq_file *m, void *unused)
 	if (lake_nl_load(&load, &age))
 		seq_printf(m, "load_util_pct %u\nload_procs %u\nload_age_ms %llu\n",
 			   load.util_pct, load.procs, age / NSEC_PER_MSEC);
+	seq_printf(m, "ctx_threads %u\nfunc_layouts %u\n", lake_ctx_count(),
+		   lake_funcs_count());
 	SHOW(m, in_flight);
 	SHOW(m, errors);
 	SHOW(m, timeouts);

@@ -325,6 +325,24 @@ int lake_wire_rep_matches(const struct lake_wire_req *req, const struct lake_wir
 	return 0;
 }
 
+int lake_wire_check_layout(const struct lake_wire_get_function_res *res,
+			   const struct lake_kernel_sig *sig, const char **why)
+{
+	u32 i;
+
+	if (!sig->name || !sig->count || sig->count > LAKE_KERNEL_MAX_PARAMS)
+		return fail(why, "declared signature is malformed", -EINVAL);
+	if (res->count != sig->count)
+		return fail(why, "parameter count differs from the declared signature", -EPROTO);
+	for (i = 0; i < sig->count; i++) {
+		if (res->param[i].offset != sig->param[i].offset ||
+		    res->param[i].size != sig->param[i].size)
+			return fail(why, "a parameter differs from the declared signature",
+				    -EPROTO);
+	}
+	return 0;
+}
+
 int lake_wire_pack_params(const struct lake_wire_get_function_res *res,
 			  void *const *params, void *out, u32 out_size)
 {

@@ -196,7 +196,7 @@ static inline void lake_index_set_page_if(struct lake_index *ix, u32 g, u32 node
 	u32 old = ix->pages[p];
 
 	ix->pages[p] = old ^ ((old ^ node) & -(u32)cond);
-	if (cond & !old)
+	if (cond & (old == 0))
 		lake_index_set_page_slow(ix, p, node);
 }
 

@@ -26,6 +26,9 @@
 #define COPY_SHIFT	(64 << 10)
 #define CTL_OUT_MAX	4096
 #include "selftest_ctl.h"
+#include "../../tests/kernels/vadd.h"
+
+LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
 
 static u64 t_a[ROUNDS], t_b[ROUNDS];
 
@@ -169,8 +172,8 @@ static void cmd_run(void)
 	CUstream s;
 
 	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
-	    cuModuleGetFunction(&fn, mod, "vadd") || cuMemAlloc(&d, COPY_BYTES + COPY_SHIFT) ||
-	    cuStreamCreate(&s, 0)) {
+	    lake_module_get_function(&fn, mod, &lake_sig_vadd) ||
+	    cuMemAlloc(&d, COPY_BYTES + COPY_SHIFT) || cuStreamCreate(&s, 0)) {
 		ctl_say("bench: setup failed (is laked running?)\n");
 		return;
 	}

@@ -35,9 +35,15 @@
  * travel to laked with the synchronize, one round trip per batch. The
  * context, module, device arrays and stream are set up by the first GPU
  * batch and shared by all: a mutex runs one GPU batch at a time, and the
- * context is current only while a batch runs, in whichever thread closed it.
- * The kernel is vadd.cu, built by nvcc for a GPU and by cc for laked's host
- * device.
+ * context is current only while a batch runs, in whichever thread closed it
+ * (the current context is per thread, as in CUDA: the path sets it before
+ * its first call and clears it after its last, never relying on one a
+ * thread may have inherited). The kernel is vadd.cu, built by nvcc for a GPU
+ * and by cc for laked's host device; its signature is written once, in
+ * vadd_kernel.h, which both vadd.cu and this file include, and the function
+ * is looked up with lake_module_get_function() against it, so lakelib packs
+ * the four parameters below with the layout this module declared and
+ * refuses a laked that reports another.
  *
  * The CPU path is a plain loop. It cannot fail, which is what makes the
  * fallback safe.
@@ -73,12 +79,16 @@
 #include <linux/wait.h>
 #include <lake/batch.h>
 #include <lake/cuda.h>
+#include <lake/lakelib.h>
 #include <lake/shm.h>
+#include "vadd_kernel.h"
 
 #define MAX_N		(1u << 20)
 #define MAX_BATCH	64
 #define BLOCK		256
 #define CALIB_ROUNDS	3
+
+LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
 
 static unsigned int n = 1024;
 module_param(n, uint, 0444);
@@ -175,7 +185,7 @@ static CUresult gpu_setup(void)
 	if (!r)
 		r = cuModuleLoad(&gpu.mod, "example_vadd.cubin");
 	if (!r)
-		r = cuModuleGetFunction(&gpu.fn, gpu.mod, "vadd");
+		r = lake_module_get_function(&gpu.fn, gpu.mod, &lake_sig_vadd);
 	if (!r)
 		r = cuMemAlloc(&gpu.a, bytes);
 	if (!r)

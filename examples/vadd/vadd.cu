@@ -5,9 +5,9 @@
  * by cc into example_vadd.so for laked's host device (examples/vadd/vadd.mk).
  */
 #include <lake/kernel.h>
+#include "vadd_kernel.h"
 
-LAKE_KERNEL(vadd, (const unsigned int *, a), (const unsigned int *, b),
-	    (unsigned int *, c), (int, n))
+LAKE_KERNEL(vadd, VADD_PARAMS)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 

@@ -3,7 +3,7 @@
 # example_vadd.cubin, which the host device serves with this .so.
 HOST_KERNELS += $(BUILD)/kernels/example_vadd.so
 
-$(BUILD)/kernels/example_vadd.so: examples/vadd/vadd.cu include/lake/kernel.h \
-		include/lake/kernel_abi.h
+$(BUILD)/kernels/example_vadd.so: examples/vadd/vadd.cu examples/vadd/vadd_kernel.h \
+		include/lake/kernel.h include/lake/kernel_abi.h include/lake/kernel_sig.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -x c -shared -fPIC -O2 -Iinclude $< -o $@

@@ -6,9 +6,9 @@
  * lake/registry/<name> (schema, counters, the newest records).
  *
  * Context: create and destroy sleep (process context). Every other call
- * takes the registry's irq-safe spinlock, or no lock at all, and never
- * sleeps: begin, capture and commit are safe from block I/O completion,
- * softirq or hard irq. Each costs O(bytes it copies); fetch copies what it
+ * takes the registry's irq-safe raw spinlock, or no lock at all, and never
+ * sleeps, PREEMPT_RT included: begin, capture and commit are safe from
+ * block I/O completion, softirq or hard irq. Each costs O(bytes it copies); fetch copies what it
  * returns with interrupts off, so fetch in modest chunks.
  */
 #ifndef LAKE_FEATURES_H

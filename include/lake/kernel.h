@@ -20,6 +20,20 @@
  * Callers load either build under the same name: asked for vadd.cubin (or
  * .fatbin, .ptx), laked's host device loads vadd.so next to it.
  *
+ * The kernel module that launches it declares the same signature, so that
+ * lakelib packs kernelParams with a layout it knows rather than laked's
+ * word (examples/vadd/vadd_kernel.h shows the form): the list lives once in
+ * a header both include,
+ *
+ *	#define VADD_PARAMS (const float *, a), (const float *, b), \
+ *			    (float *, c), (int, n)
+ *
+ * the .cu says LAKE_KERNEL(vadd, VADD_PARAMS), and the module says
+ * LAKE_KERNEL_SIG(vadd, VADD_PARAMS) at file scope, which defines
+ * `static const struct lake_kernel_sig lake_sig_vadd` (lake/kernel_sig.h)
+ * for lake_module_get_function(); modules include lake/kernel_sig.h, which
+ * holds it and the list macros, rather than this header.
+ *
  * Under nvcc this is `extern "C" __global__ void vadd(...)`. Under cc it is a
  * static function plus, per kernel, an exported struct lake_kernel_desc
  * (lake/kernel_abi.h) named lake_kfunc_<name> holding the parameter layout
@@ -40,37 +54,7 @@
 #ifndef LAKE_KERNEL_H
 #define LAKE_KERNEL_H
 
-/* Parameter lists: MAP applies m(ctx, index, (type, name)) to each pair. */
-#define LAKE__CAT_(a, b)	a##b
-#define LAKE__CAT(a, b)		LAKE__CAT_(a, b)
-#define LAKE__NARGS(...)	LAKE__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, \
-					     9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define LAKE__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, \
-		     _14, _15, _16, n, ...) n
-#define LAKE__MAP(m, sep, x, ...) \
-	LAKE__CAT(LAKE__M, LAKE__NARGS(__VA_ARGS__))(m, sep, x, 0, __VA_ARGS__)
-#define LAKE__M1(m, s, x, i, p)		m(x, i, p)
-#define LAKE__M2(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M1(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M3(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M2(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M4(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M3(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M5(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M4(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M6(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M5(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M7(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M6(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M8(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M7(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M9(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M8(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M10(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M9(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M11(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M10(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M12(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M11(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M13(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M12(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M14(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M13(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M15(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M14(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__M16(m, s, x, i, p, ...)	m(x, i, p) s() LAKE__M15(m, s, x, i + 1, __VA_ARGS__)
-#define LAKE__COMMA()			,
-#define LAKE__NOSEP()
-
-#define LAKE__TYPE_(t, n)		t
-#define LAKE__NAME_(t, n)		n
-#define LAKE__DECL(x, i, p)		LAKE__TYPE_ p LAKE__NAME_ p
+#include <lake/kernel_sig.h>	/* the parameter-list macros */
 
 #ifdef __CUDACC__
 
@@ -95,7 +79,6 @@ const unsigned int lake_kmodule_abi = LAKE_KERNEL_ABI;
 
 #define LAKE_TRAP()	do { lake__trapped = 1; return; } while (0)
 
-#define LAKE__MEMBER(x, i, p)	LAKE__DECL(x, i, p);
 #define LAKE__PARAM(x, i, p) \
 	{ offsetof(struct lake__layout_##x, LAKE__NAME_ p), \
 	  sizeof(((struct lake__layout_##x *)0)->LAKE__NAME_ p) }
@@ -103,10 +86,7 @@ const unsigned int lake_kmodule_abi = LAKE_KERNEL_ABI;
 	LAKE__TYPE_ p LAKE__NAME_ p = *(LAKE__TYPE_ p *)lake__args[i];
 #define LAKE__ARG(x, i, p)	LAKE__NAME_ p
 
-/*
- * The layout struct gives each parameter its natural alignment, which is
- * how CUDA packs a kernel's parameter buffer.
- */
+/* The layout struct is built as LAKE_KERNEL_SIG's, so module and .so agree. */
 #define LAKE_KERNEL(fn, ...)								\
 static void lake__body_##fn(LAKE__MAP(LAKE__DECL, LAKE__COMMA, _, __VA_ARGS__));	\
 struct lake__layout_##fn {								\

@@ -10,10 +10,10 @@
 #define LAKE_KERNEL_ABI_H
 
 #include <stddef.h>
+#include <lake/kernel_sig.h>	/* LAKE_KERNEL_MAX_PARAMS */
 
 #define LAKE_KERNEL_ABI			1
 #define LAKE_KERNEL_SYMBOL_PREFIX	"lake_kfunc_"
-#define LAKE_KERNEL_MAX_PARAMS		16
 #define LAKE_KERNEL_MAX_PARAM_BYTES	4096	/* CUDA's parameter space */
 
 /*

@@ -24,6 +24,7 @@
 
 #include <lake/port.h>
 #include <lake/genl.h>
+#include <lake/kernel_sig.h>
 
 /*
  * Bounds. A host buffer outside the shared region travels inline only up to
@@ -377,8 +378,20 @@ int lake_wire_rep_matches(const struct lake_wire_req *req, const struct lake_wir
 			  const char **why);
 
 /*
+ * Does @res, laked's layout for a function (a validated cuModuleGetFunction
+ * reply), equal @sig, the signature its caller declared? The count decides
+ * how many kernelParams pointers lakelib follows and the sizes how far it
+ * reads through each, so only an exact match is adopted. 0, or -EPROTO with
+ * *why set; -EINVAL when @sig itself is malformed.
+ */
+int lake_wire_check_layout(const struct lake_wire_get_function_res *res,
+			   const struct lake_kernel_sig *sig, const char **why);
+
+/*
  * Marshal cuLaunchKernel's kernelParams into @out with @res's layout (from a
- * validated cuModuleGetFunction reply). Gaps are zeroed. Returns the packed
+ * validated cuModuleGetFunction reply): it reads res->count pointers from
+ * @params, so @res must be one the caller's array matches (a declared
+ * signature, lake_wire_check_layout). Gaps are zeroed. Returns the packed
  * length (end of the last parameter), or -EINVAL for a NULL parameter
  * pointer, or -EMSGSIZE when @out_size is too small.
  */

@@ -5,9 +5,9 @@
  * that a second client runs to load the device.
  */
 #include <lake/kernel.h>
+#include "policy.h"
 
-LAKE_KERNEL(iadd, (const unsigned int *, a), (const unsigned int *, b),
-	    (unsigned int *, c), (int, n))
+LAKE_KERNEL(iadd, IADD_PARAMS)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -16,7 +16,7 @@ LAKE_KERNEL(iadd, (const unsigned int *, a), (const unsigned int *, b),
 }
 
 /* iters steps of an LCG per thread: work the compiler cannot fold away. */
-LAKE_KERNEL(spin, (unsigned long long, iters), (unsigned int *, out))
+LAKE_KERNEL(spin, SPIN_PARAMS)
 {
 	unsigned int x = blockIdx.x;
 	unsigned long long i;

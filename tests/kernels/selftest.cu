@@ -5,13 +5,14 @@
  * types (mixed), and stream ordering and failure (wait_flag).
  */
 #include <lake/kernel.h>
+#include "selftest.h"
 
 /*
  * out[2 * k] = linear block id, out[2 * k + 1] = linear thread id in the
  * block, where k is the thread's global linear id: every thread of a 3-D
  * grid of 3-D blocks writes its own pair.
  */
-LAKE_KERNEL(index3d, (unsigned int *, out))
+LAKE_KERNEL(index3d, INDEX3D_PARAMS)
 {
 	unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 	unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -22,7 +23,7 @@ LAKE_KERNEL(index3d, (unsigned int *, out))
 }
 
 /* Parameters of different sizes and alignments, echoed back through out. */
-LAKE_KERNEL(mixed, (char, c), (double, d), (short, s), (long long *, out), (float, f))
+LAKE_KERNEL(mixed, MIXED_PARAMS)
 {
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
 		out[0] = c;
@@ -38,8 +39,7 @@ LAKE_KERNEL(mixed, (char, c), (double, d), (short, s), (long long *, out), (floa
  * max_spins iterations it traps instead, which is also how tests make a
  * launch fail.
  */
-LAKE_KERNEL(wait_flag, (const volatile int *, flag), (int *, out),
-	    (unsigned long long, max_spins))
+LAKE_KERNEL(wait_flag, WAIT_FLAG_PARAMS)
 {
 	unsigned long long spins = 0;
 

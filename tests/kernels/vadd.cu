@@ -4,8 +4,9 @@
  * by nvcc (vadd.cubin) and by cc (vadd.so, for laked's host device).
  */
 #include <lake/kernel.h>
+#include "vadd.h"
 
-LAKE_KERNEL(vadd, (const float *, a), (const float *, b), (float *, c), (int, n))
+LAKE_KERNEL(vadd, VADD_PARAMS)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 

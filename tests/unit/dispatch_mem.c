@@ -175,6 +175,54 @@ void test_async_noreply(void **state)
 	assert_memory_equal(region, data, sizeof(data));
 }
 
+/*
+ * Device pointers are valid in their own context only: from context B, A's
+ * allocation can be neither copied to or from, set, nor freed, and stays
+ * intact and usable from A.
+ */
+void test_mem_other_context(void **state)
+{
+	u64 a = new_ctx(), b = new_ctx(), p = mem_alloc(a, 256), q = mem_alloc(b, 64);
+	static const u16 memsets[] = { LAKE_API_MEMSET_D8, LAKE_API_MEMSET_D32,
+				       LAKE_API_MEMSET_D8_ASYNC, LAKE_API_MEMSET_D32_ASYNC };
+	struct lake_wire_req r;
+	struct lake_wire_rep *rep;
+	u8 data[256], evil[256];
+	unsigned int i;
+
+	(void)state;
+	fill(data, sizeof(data), 5);
+	memset(evil, 0xee, sizeof(evil));
+	assert_int_equal(put_inline(a, p, data, sizeof(data)), CUDA_SUCCESS);
+
+	assert_int_equal(put_inline(b, p, evil, sizeof(evil)), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(put_inline(b, p + 16, evil, 16), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(get_inline(b, p, sizeof(data))->result, CUDA_ERROR_INVALID_VALUE);
+	r = copy_req(LAKE_API_MEMCPY_HTOD_ASYNC, b, p, 64, LAKE_WIRE_SHM, 0, NULL);
+	assert_int_equal(result_of(&r), CUDA_ERROR_INVALID_VALUE);
+	r = copy_req(LAKE_API_MEMCPY_DTOH, b, p, 64, LAKE_WIRE_SHM, 0, NULL);
+	assert_int_equal(result_of(&r), CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < ARRAY_SIZE(memsets); i++) {
+		r = req_new(memsets[i], b);
+		r.args.memset.dptr = p;
+		r.args.memset.count = 16;
+		r.args.memset.value = 0xee;
+		assert_int_equal(result_of(&r), CUDA_ERROR_INVALID_VALUE);
+	}
+	r = req_new(LAKE_API_MEM_FREE, b);
+	r.args.handle.handle = p;
+	assert_int_equal(result_of(&r), CUDA_ERROR_INVALID_VALUE);
+	r.args.handle.handle = q;
+	assert_int_equal(result_of(&r), CUDA_SUCCESS);
+
+	rep = get_inline(a, p, sizeof(data));
+	assert_int_equal(rep->result, CUDA_SUCCESS);
+	assert_memory_equal(rep->tail, data, sizeof(data));
+	r = req_new(LAKE_API_MEM_FREE, a);
+	r.args.handle.handle = p;
+	assert_int_equal(result_of(&r), CUDA_SUCCESS);
+}
+
 void test_memset(void **state)
 {
 	u64 ctx = new_ctx();

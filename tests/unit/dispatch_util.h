@@ -97,6 +97,7 @@ void test_mem_alloc_free(void **state);
 void test_memcpy_inline(void **state);
 void test_memcpy_shm(void **state);
 void test_async_noreply(void **state);
+void test_mem_other_context(void **state);
 void test_memset(void **state);
 void test_memset_on_stream(void **state);
 void test_vadd_end_to_end(void **state);

@@ -27,7 +27,8 @@ HOST_KERNELS += $(BUILD)/kernels/vadd.so $(BUILD)/kernels/selftest.so
 CUDA_STUBS := libcuda_stub libcuda_stub_old libcuda_stub_future
 HOST_KERNELS += $(CUDA_STUBS:%=$(BUILD)/kernels/%.so)
 
-$(BUILD)/kernels/%.so: tests/kernels/%.cu include/lake/kernel.h include/lake/kernel_abi.h
+$(BUILD)/kernels/%.so: tests/kernels/%.cu tests/kernels/%.h include/lake/kernel.h \
+		include/lake/kernel_abi.h include/lake/kernel_sig.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -x c -shared -fPIC -O2 -Iinclude $< -o $@
 

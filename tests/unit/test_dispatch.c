@@ -9,6 +9,14 @@
  * Kernels come from $LAKE_KERNEL_DIR (default build/kernels).
  */
 #include "tests/unit/dispatch_util.h"
+#include "tests/kernels/selftest.h"
+#include "tests/kernels/vadd.h"
+
+/* The signatures modules declare, from the lists the kernels are built with. */
+LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
+LAKE_KERNEL_SIG(index3d, INDEX3D_PARAMS);
+LAKE_KERNEL_SIG(mixed, MIXED_PARAMS);
+LAKE_KERNEL_SIG(wait_flag, WAIT_FLAG_PARAMS);
 
 static void test_device_queries(void **state)
 {
@@ -254,15 +262,28 @@ static void test_get_function(void **state)
 	u64 ctx = new_ctx(), mod = module_load(ctx, "vadd.so", CUDA_SUCCESS), fn, other;
 	struct lake_wire_rep *rep;
 	struct lake_wire_req r;
+	const char *why;
 
 	(void)state;
 	rep = get_function(ctx, mod, "vadd");
 	assert_int_equal(rep->result, CUDA_SUCCESS);
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_vadd, &why), 0);
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_mixed, &why),
+			 -EPROTO);
 	fn = rep->res.get_function.func;
 	assert_int_equal((fn >> LAKED_TYPE_SHIFT) & LAKED_TYPE_MASK, LAKED_FUNCTION);
 	assert_int_equal(rep->res.get_function.count, 4);
 	assert_memory_equal(rep->res.get_function.param, vadd, sizeof(vadd));
 	assert_int_equal(get_function(ctx, mod, "vadd")->res.get_function.func, fn);
+	/* What the host device reports is what LAKE_KERNEL_SIG computes. */
+	other = module_load(ctx, "selftest.so", CUDA_SUCCESS);
+	rep = get_function(ctx, other, "index3d");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_index3d, &why), 0);
+	rep = get_function(ctx, other, "mixed");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_mixed, &why), 0);
+	rep = get_function(ctx, other, "wait_flag");
+	assert_int_equal(lake_wire_check_layout(&rep->res.get_function, &lake_sig_wait_flag, &why),
+			 0);
 	assert_int_equal(get_function(ctx, mod, "nope")->result, CUDA_ERROR_NOT_FOUND);
 	assert_int_equal(get_function(ctx, mod ^ 2, "vadd")->result, CUDA_ERROR_INVALID_HANDLE);
 	assert_int_equal(get_function(ctx, fn, "vadd")->result, CUDA_ERROR_INVALID_HANDLE);
@@ -467,6 +488,7 @@ int main(void)
 		T(test_memcpy_inline),
 		T(test_memcpy_shm),
 		T(test_async_noreply),
+		T(test_mem_other_context),
 		T(test_memset),
 		T(test_memset_on_stream),
 		T(test_streams_and_events),

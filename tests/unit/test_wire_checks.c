@@ -15,6 +15,9 @@
 
 #define BUF_SIZE	(2 * LAKE_WIRE_RECORD_MAX)
 
+/* A one-parameter kernel, declared as a kernel module declares one. */
+LAKE_KERNEL_SIG(one, (unsigned int *, out));
+
 /* Header fields the API's row forbids, and pad fields in the fixed part. */
 static void test_flags_ctx_stream(void **state)
 {
@@ -288,6 +291,73 @@ static void test_pack_params(void **state)
 	assert_int_equal(lake_wire_pack_params(&rep.res.get_function, NULL, out, 0), 0);
 }
 
+/*
+ * What lakelib does with a cuModuleGetFunction reply and then the launch
+ * (lakelib/api.c, get_function and cuLaunchKernel): adopt the layout only if
+ * it matches the declared signature, then pack kernelParams with it.
+ */
+static int lookup_then_pack(const struct lake_wire_get_function_res *res,
+			    const struct lake_kernel_sig *sig, void *const *params, u8 *out)
+{
+	const char *why = NULL;
+	int err = lake_wire_check_layout(res, sig, &why);
+
+	if (err) {
+		assert_non_null(why);
+		return err;
+	}
+	return lake_wire_pack_params(res, params, out, LAKE_WIRE_MAX_PARAM_BYTES);
+}
+
+/*
+ * A laked that reports 32 eight-byte parameters for a kernel whose caller
+ * passes one: the reply passes every codec check, and only the declared
+ * signature keeps lakelib from following 31 pointers past the caller's
+ * kernelParams (ASan reports a stack-buffer-overflow if it does).
+ */
+static void test_hostile_layout_refused(void **state)
+{
+	struct lake_wire_rep rep = { .api = LAKE_API_MODULE_GET_FUNCTION, .req_id = 9 }, got;
+	struct lake_wire_buf buf;
+	struct lake_wire_iter it;
+	u64 dptr = 0x123456789aULL;
+	void *params[] = { &dptr };
+	const char *why = NULL;
+	u8 blob[BUF_SIZE], out[LAKE_WIRE_MAX_PARAM_BYTES];
+	struct lake_kernel_sig bad = lake_sig_one;
+	u32 i;
+
+	(void)state;
+	rep.res.get_function.func = 0x42;
+	rep.res.get_function.count = LAKE_WIRE_MAX_PARAMS;
+	for (i = 0; i < LAKE_WIRE_MAX_PARAMS; i++)
+		rep.res.get_function.param[i] = (struct lake_wire_param){ i * 128, 128 };
+	buf = (struct lake_wire_buf){ .data = blob, .size = sizeof(blob) };
+	assert_int_equal(lake_wire_put_rep(&buf, &rep, &why), 0);
+	lake_wire_iter_init(&it, blob, buf.len);
+	assert_int_equal(lake_wire_next_rep(&it, &got), 1);	/* the codec accepts it */
+
+	assert_int_equal(lake_sig_one.count, 1);
+	assert_int_equal(lookup_then_pack(&got.res.get_function, &lake_sig_one, params, out),
+			 -EPROTO);
+	/* Same count, other sizes: refused too. */
+	got.res.get_function.count = 1;
+	assert_int_equal(lookup_then_pack(&got.res.get_function, &lake_sig_one, params, out),
+			 -EPROTO);
+	/* Laked's report equal to the declaration: packed, 8 bytes. */
+	got.res.get_function.param[0] = (struct lake_wire_param){ 0, sizeof(void *) };
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(lookup_then_pack(&got.res.get_function, &lake_sig_one, params, out),
+			 (int)sizeof(void *));
+	assert_memory_equal(out, &dptr, sizeof(dptr));
+	assert_int_equal(out[sizeof(void *)], 0xee);
+	/* A malformed declaration is the caller's bug: -EINVAL, nothing adopted. */
+	bad.count = 0;
+	assert_int_equal(lookup_then_pack(&got.res.get_function, &bad, params, out), -EINVAL);
+	bad.count = LAKE_KERNEL_MAX_PARAMS + 1;
+	assert_int_equal(lookup_then_pack(&got.res.get_function, &bad, params, out), -EINVAL);
+}
+
 static void test_load(void **state)
 {
 	struct lake_genl_load l = {
@@ -339,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_param_layout),
 		cmocka_unit_test(test_rep_matches),
 		cmocka_unit_test(test_pack_params),
+		cmocka_unit_test(test_hostile_layout_refused),
 		cmocka_unit_test(test_load),
 	};
 

@@ -34,6 +34,24 @@ check cuda.bytes_by_offset sh -c "[ $(stat_of bytes_shm) -gt 0 ]"
 check cuda.bytes_inline sh -c "[ $(stat_of bytes_inline) -gt 0 ]"
 run coalesce
 run "threads 4 20"
+
+# Per-thread contexts of exited threads are dropped; layouts go with their context.
+# (Exited kthreads are reaped just after they signal: allow a moment.)
+base=$(stat_of ctx_threads)
+run "ctx_threads 200"
+back_to() {
+	for i in $(seq 20); do [ "$(stat_of "$1")" = "$2" ] && return 0; sleep 0.1; done
+	false
+}
+check cuda.ctx_threads_back_to_baseline back_to ctx_threads "$base"
+echo "# ctx_threads: baseline $base, after 200 exited threads $(stat_of ctx_threads)"
+run ctx_threads_end
+run ctx_kworker
+base=$(stat_of func_layouts)
+run layouts_hold
+check cuda.layouts_held sh -c "[ $(stat_of func_layouts) = $((base + 1)) ]"
+run layouts_drop
+check cuda.layouts_dropped_with_ctx sh -c "[ $(stat_of func_layouts) = $base ]"
 refuse cuda.second_laked_refused laked --device=host
 check cuda.ping_as_nobody genl_probe --uid 65534 ping OK
 check cuda.register_as_nobody_eperm genl_probe --uid 65534 register EPERM

@@ -11,14 +11,23 @@
  *   hold N / go / results   N kthreads block in cuCtxSynchronize on "go";
  *                      results reports each one's CUresult and wait time
  *   stale_save / stale_check   a context from one laked used after a restart
+ *   ctx_threads N / ctx_threads_end   N kthreads set a shared context and
+ *                      exit; the shell watches ctx_threads in lakelib_stats
+ *   ctx_kworker        a work item does not see the context of the one before
+ *   layouts_hold / layouts_drop   a function looked up, then its context
+ *                      destroyed; the shell watches func_layouts
  * No floating point in the kernel: floats are built and checked as bits.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/workqueue.h>
 #include <lake/cuda.h>
 #include <lake/lakelib.h>
+#include "../../kernels/vadd.h"
 #include "selftest_ctl.h"
+
+LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
 
 #define N		1024	/* vadd elements */
 #define HOLD_MAX	8
@@ -87,7 +96,7 @@ static CUresult vadd_setup(struct vadd_env *v, size_t n)
 	v->a = v->b = v->c = 0;
 	r = cuModuleLoad(&v->mod, "vadd.cubin");
 	if (!r)
-		r = cuModuleGetFunction(&v->fn, v->mod, "vadd");
+		r = lake_module_get_function(&v->fn, v->mod, &lake_sig_vadd);
 	if (!r)
 		r = cuMemAlloc(&v->a, n * 4);
 	if (!r)
@@ -246,12 +255,21 @@ static void test_async_errors(struct vadd_env *v, u32 *shm, CUstream s)
 
 static void test_bad_handles(struct vadd_env *v)
 {
+	/* vadd has four parameters: a module that declares one is refused. */
+	static const struct lake_kernel_sig vadd_short = { "vadd", 1, { { 0, 8 } } };
+	static const struct lake_kernel_sig vadd_empty = { .name = "vadd" };
 	CUfunction f;
 	CUstream s;
 	const char *str = NULL;
 
 	EXPECT("get_function_forged_module", cuModuleGetFunction(&f, (CUmodule)0x1234, "vadd"),
 	       CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("get_function_layout_disagrees", lake_module_get_function(&f, v->mod, &vadd_short),
+	       CUDA_ERROR_INVALID_IMAGE);
+	EXPECT("get_function_malformed_signature",
+	       lake_module_get_function(&f, v->mod, &vadd_empty), CUDA_ERROR_INVALID_VALUE);
+	EXPECT("get_function_no_signature", lake_module_get_function(&f, v->mod, NULL),
+	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT("get_function_unknown_name", cuModuleGetFunction(&f, v->mod, "no_such_kernel"),
 	       CUDA_ERROR_NOT_FOUND);
 	EXPECT("stream_sync_forged", cuStreamSynchronize((CUstream)0x999), CUDA_ERROR_INVALID_HANDLE);
@@ -473,6 +491,125 @@ static void cmd_stale_check(void)
 	cuCtxSetCurrent(NULL);
 }
 
+/*
+ * Many short-lived threads set a context and exit without clearing it:
+ * lakelib must drop their entries (the shell watches ctx_threads in
+ * lakelib_stats while share_ctx stays alive; ctx_threads_end destroys it).
+ */
+static CUcontext share_ctx;
+static DECLARE_COMPLETION(thread_done);
+
+static int ctx_thread(void *arg)
+{
+	CUcontext cur = NULL;
+
+	if (cuCtxSetCurrent(share_ctx) || cuCtxGetCurrent(&cur) || cur != share_ctx)
+		atomic_inc((atomic_t *)arg);
+	complete(&thread_done);
+	return 0;
+}
+
+static void cmd_ctx_threads(int n)
+{
+	atomic_t bad = ATOMIC_INIT(0);
+	struct task_struct *t;
+	int i, started = 0;
+
+	EXPECT("ctx_threads_create", cuCtxCreate(&share_ctx, 0, 0), CUDA_SUCCESS);
+	cuCtxSetCurrent(NULL);
+	for (i = 0; i < n; i++) {
+		reinit_completion(&thread_done);
+		t = kthread_run(ctx_thread, &bad, "lake_ctx%d", i);
+		if (IS_ERR(t))
+			break;
+		wait_for_completion(&thread_done);
+		started++;
+	}
+	CHECK("ctx_threads_ran", started == n && !atomic_read(&bad), "%d/%d started, %d bad",
+	      started, n, atomic_read(&bad));
+}
+
+static void cmd_ctx_threads_end(void)
+{
+	EXPECT("ctx_threads_destroy", cuCtxDestroy(share_ctx), CUDA_SUCCESS);
+	share_ctx = NULL;
+}
+
+/*
+ * Two work items run by one kworker: the second must not see the context
+ * the first set. Ordered work runs on one worker at a time; the idle worker
+ * is reused, but the check counts only rounds where both ran on one.
+ */
+static struct {
+	struct work_struct set, look;
+	CUcontext seen;
+	struct pid *set_by, *look_by;
+	CUresult set_result;
+} wk;
+
+static void work_set(struct work_struct *w)
+{
+	wk.set_result = cuCtxSetCurrent(share_ctx);
+	wk.set_by = task_pid(current);
+}
+
+static void work_look(struct work_struct *w)
+{
+	wk.seen = (CUcontext)1;
+	cuCtxGetCurrent(&wk.seen);
+	wk.look_by = task_pid(current);
+}
+
+static void cmd_ctx_kworker(void)
+{
+	struct workqueue_struct *wq = alloc_ordered_workqueue("lake_st_wq", 0);
+	int round, same = 0, leaked = 0;
+
+	if (!wq) {
+		CHECK("ctx_kworker_wq", false, "no workqueue");
+		return;
+	}
+	EXPECT("ctx_kworker_create", cuCtxCreate(&share_ctx, 0, 0), CUDA_SUCCESS);
+	cuCtxSetCurrent(NULL);
+	INIT_WORK(&wk.set, work_set);
+	INIT_WORK(&wk.look, work_look);
+	for (round = 0; round < 20 && same < 5; round++) {
+		queue_work(wq, &wk.set);
+		flush_workqueue(wq);
+		queue_work(wq, &wk.look);
+		flush_workqueue(wq);
+		if (wk.set_by != wk.look_by || wk.set_result)
+			continue;
+		same++;
+		leaked += wk.seen != NULL;
+	}
+	destroy_workqueue(wq);
+	CHECK("ctx_kworker_same_worker", same > 0, "no two work items ran on one worker");
+	CHECK("ctx_kworker_not_inherited", same && !leaked,
+	      "%d of %d rounds saw the previous work item's context", leaked, same);
+	cmd_ctx_threads_end();
+}
+
+/* A function's layout goes with its context, module or not unloaded. */
+static CUcontext layouts_ctx;
+
+static void cmd_layouts_hold(void)
+{
+	CUmodule mod;
+	CUfunction fn;
+
+	EXPECT("layouts_ctx", cuCtxCreate(&layouts_ctx, 0, 0), CUDA_SUCCESS);
+	EXPECT("layouts_load", cuModuleLoad(&mod, "vadd.cubin"), CUDA_SUCCESS);
+	EXPECT("layouts_get_function", lake_module_get_function(&fn, mod, &lake_sig_vadd),
+	       CUDA_SUCCESS);
+	cuCtxSetCurrent(NULL);
+}
+
+static void cmd_layouts_drop(void)
+{
+	EXPECT("layouts_ctx_destroy", cuCtxDestroy(layouts_ctx), CUDA_SUCCESS);
+}
+
 static void ctl_command(char *cmd)
 {
 	int a = 0, b = 0;
@@ -495,6 +632,16 @@ static void ctl_command(char *cmd)
 		cmd_stale_save();
 	else if (!strcmp(cmd, "stale_check"))
 		cmd_stale_check();
+	else if (sscanf(cmd, "ctx_threads %d", &a) == 1)
+		cmd_ctx_threads(a);
+	else if (!strcmp(cmd, "ctx_threads_end"))
+		cmd_ctx_threads_end();
+	else if (!strcmp(cmd, "ctx_kworker"))
+		cmd_ctx_kworker();
+	else if (!strcmp(cmd, "layouts_hold"))
+		cmd_layouts_hold();
+	else if (!strcmp(cmd, "layouts_drop"))
+		cmd_layouts_drop();
 	else
 		ctl_say("unknown command\n");
 }

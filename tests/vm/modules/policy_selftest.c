@@ -30,7 +30,9 @@
 #include <linux/uaccess.h>
 #include <lake/batch.h>
 #include <lake/cuda.h>
+#include <lake/lakelib.h>
 #include <lake/shm.h>
+#include "../../kernels/policy.h"
 
 #define ITEM_WORDS	64
 #define MAX_BATCH	4
@@ -38,6 +40,9 @@
 #define MAX_WORKERS	8
 #define BATCH_BYTES	(MAX_BATCH * ITEM_WORDS * sizeof(u32))
 #define POISON		0xdeadbeef
+
+LAKE_KERNEL_SIG(iadd, IADD_PARAMS);
+LAKE_KERNEL_SIG(spin, SPIN_PARAMS);
 
 struct item {
 	u32 a[ITEM_WORDS], b[ITEM_WORDS], c[ITEM_WORDS];
@@ -123,7 +128,7 @@ static CUresult gpu_setup(void)
 	if (!r)
 		r = cuModuleLoad(&gpu.mod, "policy.cubin");
 	if (!r)
-		r = cuModuleGetFunction(&gpu.fn, gpu.mod, "iadd");
+		r = lake_module_get_function(&gpu.fn, gpu.mod, &lake_sig_iadd);
 	if (!r)
 		r = cuMemAlloc(&gpu.a, BATCH_BYTES);
 	if (!r)
@@ -291,7 +296,7 @@ static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out)
 	if (!r)
 		r = cuModuleLoad(&mod, "policy.cubin");
 	if (!r)
-		r = cuModuleGetFunction(fn, mod, "spin");
+		r = lake_module_get_function(fn, mod, &lake_sig_spin);
 	if (!r)
 		r = cuMemAlloc(out, hog.blocks * sizeof(u32));
 	return r;
