@@ -583,6 +583,92 @@ static void test_host_kernels(void **state)
 	dlclose(so);
 }
 
+/* ---- the shipped weights against the trainer's own integer model ------ */
+
+static u8 *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	u8 *buf;
+	long n;
+
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/*
+ * weights/check.txt holds, per variant, held-out reads with the scores
+ * train.py's integer model gave them: the kernel's encoding and every CPU
+ * path must give the same, or the trainer and the kernel disagree about
+ * the model (digit order, truncation, layout).
+ */
+static void test_shipped_weights(void **state)
+{
+	static const char *const files[] = {
+		"examples/linnos/weights/linnos_nn.lnw",
+		"examples/linnos/weights/linnos_nn1.lnw",
+		"examples/linnos/weights/linnos_nn2.lnw",
+	};
+	struct linnos_model *m[3];
+	u32 rows[3] = { 0 }, k;
+	char line[256];
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		size_t len;
+		u8 *buf = read_file(files[i], &len);
+
+		m[i] = parse_ok(buf, len);
+		assert_int_equal(linnos_model_variant(m[i]), variants[i]);
+		free(buf);
+	}
+	f = fopen("examples/linnos/weights/check.txt", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct linnos_history h;
+		unsigned int v, pend, lat[4], hp[4];
+		int z[2];
+		s32 got[2];
+		u8 in[LINNOS_INPUTS];
+		enum linnos_path p;
+
+		if (line[0] == '#')
+			continue;
+		assert_int_equal(sscanf(line, "%u %u %u %u %u %u %u %u %u %u %d %d", &v, &pend,
+					&lat[0], &lat[1], &lat[2], &lat[3],
+					&hp[0], &hp[1], &hp[2], &hp[3], &z[0], &z[1]), 12);
+		assert_true(v < 3);
+		for (k = 0; k < 4; k++) {
+			h.latency_us[k] = lat[k];
+			h.pending_at_issue[k] = hp[k];
+		}
+		linnos_encode(&h, pend, in);
+		for (p = LINNOS_PATH_SCALAR; p < LINNOS_PATH_COUNT; p++) {
+			if (!linnos_path_supported(p))
+				continue;
+			linnos_infer_scores(m[v], p, in, got);
+			if (got[0] != z[0] || got[1] != z[1])
+				fail_msg("%s, %s: %s: %d %d, train.py %d %d", files[v],
+					 linnos_path_name(p), line, got[0], got[1], z[0], z[1]);
+		}
+		rows[v]++;
+	}
+	fclose(f);
+	for (i = 0; i < 3; i++) {
+		assert_true(rows[i] >= 100);
+		linnos_model_free(m[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_paths_identical),
 		cmocka_unit_test(test_paths_extreme),
 		cmocka_unit_test(test_host_kernels),
+		cmocka_unit_test(test_shipped_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
