@@ -6,7 +6,8 @@
  * stack variables, 8-byte stack alignment), on the shipped weights and
  * plausible inputs. One inference per call of linnos_infer_batch_on() (in
  * the kernel that call also opens and closes its FPU section, which a
- * host build does not pay). Prints the median ns per inference of 5 rounds,
+ * host build does not pay). First checks that every path gives the scalar
+ * path's answers in this build. Prints the median ns per inference of 5 rounds,
  * in thread CPU time (the build machine is shared)
  * for each variant and each path this CPU has.
  */
@@ -95,6 +96,19 @@ int main(void)
 	printf("%-26s %9s %9s  %s\n", "name", "median_ns", "target_ns", "verdict");
 	for (v = 0; v < 3; v++) {
 		struct linnos_model *m = load(files[v]);
+		static u8 want[INPUTS], got[INPUTS];
+
+		linnos_infer_batch_on(m, LINNOS_PATH_SCALAR, in, INPUTS, want);
+		for (p = LINNOS_PATH_AVX2; p < LINNOS_PATH_COUNT; p++) {
+			if (!linnos_path_supported(p))
+				continue;
+			linnos_infer_batch_on(m, p, in, INPUTS, got);
+			if (memcmp(want, got, INPUTS)) {
+				printf("linnos_%s_%s: differs from scalar\n", names[v],
+				       linnos_path_name(p));
+				return 1;
+			}
+		}
 
 		for (p = LINNOS_PATH_SCALAR; p < LINNOS_PATH_COUNT; p++) {
 			char name[64];

@@ -683,5 +683,8 @@ int main(void)
 		cmocka_unit_test(test_shipped_weights),
 	};
 
+	/* LINNOS_TEST=test_paths* runs a subset. */
+	if (getenv("LINNOS_TEST"))
+		cmocka_set_test_filter(getenv("LINNOS_TEST"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
