@@ -393,6 +393,8 @@ static void compare_paths(const struct linnos_model *m, u32 count, u64 seed, boo
 			lt_random_input(x, &s);
 			if (wild && b % 4 == 0)	/* bytes above 9 count as 9 */
 				x[lt_rand(&s) % LINNOS_INPUTS] = lt_rand(&s);
+			if (wild && b % 8 == 1)	/* the largest activations */
+				memset(x, 9, LINNOS_INPUTS);
 			linnos_infer_scores(m, LINNOS_PATH_SCALAR, x, zs[b]);
 			want[b] = zs[b][1] > zs[b][0];
 		}
@@ -464,20 +466,24 @@ static void test_paths_extreme(void **state)
 		size_t len;
 		u8 *f;
 
-		/* Layer 0: |w| 7e6 with random signs, 31 * 9 * 7e6 = 1.95e9. */
+		/*
+		 * Layer 0: |w| 7e6, 31 * 9 * 7e6 = 1.95e9; random signs, but
+		 * all positive for the first 64 outputs, which all-9 inputs
+		 * drive to 1.95e9.
+		 */
 		for (i = 0; i < 31 * 256; i++)
-			r->wq[0][i] = lt_rand(&s) & 1 ? 7000000 : -7000000;
+			r->wq[0][i] = i < 64 * 31 || lt_rand(&s) & 1 ? 7000000 : -7000000;
 		for (i = 0; i < 256; i++)
 			r->bq[0][i] = 0;
 		/*
-		 * Later layers: sums of 256 products of activations up to 1.95e9
-		 * (and, at the output, weights up to 3: products above 2^32).
+		 * Later layers: weights up to 2 (3 at the output) times
+		 * activations up to 1.95e9: products and sums beyond 32 bits.
 		 */
 		for (l = 1; l < r->nl; l++)
 			for (j = 0; j < r->out[l]; j++) {
 				for (i = 0; i < 256; i++)
 					r->wq[l][j * 256 + i] = (lt_rand(&s) % 3 == 0 ? 1 : -1) *
-						(s32)(lt_rand(&s) % (l + 1 == r->nl ? 4 : 2));
+						(s32)(lt_rand(&s) % (l + 1 == r->nl ? 4 : 3));
 				r->bq[l][j] = 0;
 			}
 		f = lt_model_file(r, 900, &len);
