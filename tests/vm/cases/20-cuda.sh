@@ -28,6 +28,9 @@ run nodaemon
 
 check cuda.laked_registers start_laked
 run basic
+# Pointers in log lines are hashed (%p), never raw kernel addresses.
+check cuda.log_has_host_buffer sh -c "dmesg | grep -q 'host buffer .* over the inline limit'"
+refuse cuda.log_no_raw_address sh -c "dmesg | grep 'host buffer' | grep -E 'ffff[0-9a-f]{12}'"
 check cuda.bytes_by_offset sh -c "[ $(stat_of bytes_shm) -gt 0 ]"
 check cuda.bytes_inline sh -c "[ $(stat_of bytes_inline) -gt 0 ]"
 run coalesce
