@@ -34,7 +34,10 @@ int laked_nl_open(struct laked_nl **out, struct laked *d);
 /* LAKE_CMD_REGISTER and its answer: 0 or the kernel's -errno (-EBUSY, -EPERM). */
 int laked_nl_register(struct laked_nl *nl, const char *device);
 int laked_nl_fd(const struct laked_nl *nl);
-/* Serve the CALL messages waiting; 0, or -errno when the socket failed. */
+/*
+ * Serve the CALL messages waiting; 0, -ENOTCONN when the kernel no longer
+ * takes laked as its daemon (logged), or -errno when the socket failed.
+ */
 int laked_nl_receive(struct laked_nl *nl);
 int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load);
 void laked_nl_unregister(struct laked_nl *nl);

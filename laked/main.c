@@ -233,8 +233,9 @@ static void report_load(struct laked *d, struct lake_driver *drv, struct laked_n
 
 /*
  * Calls, signals and load ticks until SIGTERM or SIGINT: 0, or 1 when the
- * socket failed. A message being served when a signal comes is finished
- * first; none is read after it.
+ * socket failed or the kernel no longer takes laked (lakelib reloaded, or
+ * laked dropped): a supervisor then starts a fresh laked. A message being
+ * served when a signal comes is finished first; none is read after it.
  */
 static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
 		 u32 period_ms)

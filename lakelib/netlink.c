@@ -294,12 +294,18 @@ static struct genl_family lake_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(lake_ops),
 };
 
+/*
+ * NETLINK_URELEASE fires for sockets of every namespace, and a portid is
+ * unique only within one: any user can create a namespace and bind a
+ * socket there to laked's portid. The family is not netnsok, so laked
+ * registered from init_net; only a release there is laked's.
+ */
 static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *ptr)
 {
 	struct netlink_notify *n = ptr;
 
 	if (state == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    n->portid == READ_ONCE(daemon_portid))
+	    net_eq(n->net, &init_net) && n->portid == READ_ONCE(daemon_portid))
 		daemon_gone(n->portid, "closed its socket");
 	return NOTIFY_DONE;
 }

@@ -44,6 +44,13 @@ check cuda.forged_reply_refused genl_probe forge EPERM
 check cuda.forged_reply_counted sh -c "[ $(stat_of forged_replies) -gt $forged ]"
 run basic | grep -c '^not ok' | grep -qx 0 && pass cuda.serves_after_forgery || fail cuda.serves_after_forgery
 
+# Another namespace releasing laked's portid is not laked going away.
+portid=$(stat_of daemon_portid)
+check cuda.netns_release_ran netns_release 65534 $portid
+check cuda.netns_release_keeps_daemon sh -c "[ $(stat_of daemon_portid) = $portid ]"
+run basic | grep -c '^not ok' | grep -qx 0 && pass cuda.serves_after_netns_release ||
+	fail cuda.serves_after_netns_release
+
 # A stopped daemon: the call times out, and its late reply is dropped.
 echo 1000 > /sys/module/lakelib/parameters/timeout_ms
 run "hold 1" > /dev/null
@@ -90,6 +97,24 @@ check cuda.seccomp_kill_unregisters sh -c '! registered'
 run nodaemon
 
 check cuda.rmmod_selftest rmmod lake_cuda_selftest
+
+# lakelib reloaded under a running laked: its next load report is refused,
+# and laked exits non-zero for its supervisor to start a fresh one.
+check cuda.laked_before_reload start_laked
+check cuda.reload_lakelib sh -c "rmmod lakelib && insmod $M/lakelib.ko timeout_ms=3000"
+for i in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+	fail cuda.dropped_laked_exits "still running 5 s after lakelib was reloaded"
+	kill -9 $pid
+	wait $pid
+else
+	wait $pid
+	check cuda.dropped_laked_exits [ $? = 1 ]
+fi
+check cuda.dropped_laked_says_why grep -q 'no longer takes laked' /tmp/laked.log
+check cuda.laked_after_reload start_laked
+kill -TERM $pid
+wait $pid
 check cuda.rmmod_lakelib rmmod lakelib
 check cuda.rmmod_lakeshm rmmod lakeshm
 grep -E 'laked|lake' /tmp/laked.log | tail -n 15 | sed 's/^/# laked: /'
