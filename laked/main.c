@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 struct options {
 	const char *device;
 	const char *module_dir;
+	const char *user;
 	u32 load_period_ms;
 	bool syslog, sandbox, sandbox_log, test_kill, verbose;
 };
@@ -38,6 +40,7 @@ struct options {
 enum {
 	OPT_DEVICE = 256,
 	OPT_MODULE_DIR,
+	OPT_USER,
 	OPT_LOAD_PERIOD,
 	OPT_SYSLOG,
 	OPT_FOREGROUND,
@@ -49,6 +52,7 @@ enum {
 static const struct option longopts[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "module-dir", required_argument, NULL, OPT_MODULE_DIR },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "load-period-ms", required_argument, NULL, OPT_LOAD_PERIOD },
 	{ "syslog", no_argument, NULL, OPT_SYSLOG },
 	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
@@ -65,6 +69,7 @@ static const char usage[] =
 	"Serve the CUDA driver calls of kernel modules made through lakelib.ko.\n\n"
 	"  --device=auto|cuda|host  device to run calls on (auto: CUDA when usable)\n"
 	"  --module-dir DIR         where cuModuleLoad paths resolve (" LAKED_MODULE_DIR ")\n"
+	"  --user NAME              the user laked becomes after setup (" LAKED_USER ")\n"
 	"  --load-period-ms N       load report period, 1..60000 (default 10)\n"
 	"  --syslog                 log to syslog instead of stderr\n"
 	"  --foreground             stay in the foreground (the default)\n"
@@ -84,6 +89,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){
 		.device = "auto",
 		.module_dir = LAKED_MODULE_DIR,
+		.user = LAKED_USER,
 		.load_period_ms = LOAD_PERIOD_MS_DEFAULT,
 		.sandbox = true,
 	};
@@ -97,6 +103,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_MODULE_DIR:
 			o->module_dir = optarg;
+			break;
+		case OPT_USER:
+			o->user = optarg;
 			break;
 		case OPT_LOAD_PERIOD:
 			errno = 0;
@@ -195,6 +204,28 @@ static int open_region(struct laked_shm *shm, struct lake_driver *drv)
 		return ret;
 	laked_log(LOG_INFO, "shared region: %llu KiB", (unsigned long long)shm->size >> 10);
 	laked_shm_pin(shm, drv);
+	return 0;
+}
+
+/* The user to become after setup; none when not started as root. */
+static int sandbox_user(const char *name, struct laked_sandbox_cfg *cfg)
+{
+	struct passwd *pw;
+
+	if (geteuid())
+		return 0;
+	pw = getpwnam(name);
+	if (!pw) {
+		laked_log(LOG_ERR, "no user \"%s\" to run as: create it (useradd --system --no-create-home --shell /usr/sbin/nologin %s) or name another with --user",
+			  name, name);
+		return -ENOENT;
+	}
+	if (!pw->pw_uid || !pw->pw_gid) {
+		laked_log(LOG_ERR, "user \"%s\" has uid or gid 0: laked must not stay root", name);
+		return -EINVAL;
+	}
+	cfg->uid = pw->pw_uid;
+	cfg->gid = pw->pw_gid;
 	return 0;
 }
 
@@ -299,6 +330,7 @@ int main(int argc, char **argv)
 	char device[LAKE_GENL_DEVICE_MAX];
 	struct laked_shm shm = {};
 	struct laked_config cfg = {};
+	struct laked_sandbox_cfg sb = {};
 	struct lake_driver *drv;
 	char *module_dir = NULL;
 	struct laked_nl *nl;
@@ -310,6 +342,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 2 : 0;
 	laked_log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+	if (o.sandbox && sandbox_user(o.user, &sb))
+		goto out;
 	if (o.syslog) {
 		ret = laked_log_to_syslog();
 		if (ret)
@@ -326,11 +360,8 @@ int main(int argc, char **argv)
 	if (describe_device(drv, device, sizeof(device)) || open_region(&shm, drv))
 		goto err_driver;
 
-	/* Absolute: dlopen of a relative path calls getcwd, which the sandbox forbids. */
+	/* Absolute, for the log; laked_init opens the directory once. */
 	module_dir = realpath(o.module_dir, NULL);
-	if (!module_dir)
-		laked_log(LOG_WARNING, "module directory %s: %s: cuModuleLoad will fail",
-			  o.module_dir, strerrorname_np(errno));
 	cfg.drv = drv;
 	cfg.module_dir = module_dir ? module_dir : o.module_dir;
 	cfg.region = shm.map;
@@ -350,14 +381,17 @@ int main(int argc, char **argv)
 	laked_log(LOG_INFO, "registered as \"%s\"; modules from %s", device, cfg.module_dir);
 
 	if (o.sandbox) {
-		ret = laked_sandbox_enter(drv, o.sandbox_log ? LAKED_SANDBOX_LOG :
-					  LAKED_SANDBOX_KILL);
-		if (ret) {
-			laked_log(LOG_ERR, "sandbox: %s", strerrorname_np(-ret));
+		sb.mode = o.sandbox_log ? LAKED_SANDBOX_LOG : LAKED_SANDBOX_KILL;
+		sb.module_dir_fd = laked_module_dir_fd(d);
+		sb.nl_fd = laked_nl_fd(nl);
+		sb.syslog_fd = laked_log_syslog_fd();
+		if (!sb.uid)
+			sb.uid = geteuid();	/* not root: stays who it is */
+		if (laked_sandbox_enter(drv, &sb))
 			goto err_unregister;
-		}
-		laked_log(LOG_INFO, "sandboxed (seccomp, %s)",
-			  o.sandbox_log ? "violations logged" : "violations kill");
+		laked_log(LOG_INFO, "sandboxed (uid %u, CAP_NET_ADMIN only, %s)", (unsigned int)sb.uid,
+			  o.sandbox_log ? "seccomp violations logged, no Landlock" :
+			  "Landlock, seccomp violations kill");
 	} else {
 		laked_log(LOG_WARNING, "running without the sandbox (--no-sandbox)");
 	}

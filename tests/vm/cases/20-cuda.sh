@@ -27,6 +27,13 @@ check cuda.insmod_selftest insmod $M/lake_cuda_selftest.ko
 run nodaemon
 
 check cuda.laked_registers start_laked
+# Confined: its own user, CAP_NET_ADMIN (bit 12) alone, seccomp in filter mode.
+status_has() { grep -Eq "^$1:[[:space:]]+$2" /proc/$pid/status; }
+check cuda.laked_own_user status_has Uid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
+check cuda.laked_own_group status_has Gid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
+check cuda.laked_net_admin_only sh -c "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/$pid/status |
+	awk '{ print \$2 }' | tr '\n' ' ' | grep -qx '0000000000000000 0000000000001000 0000000000001000 0000000000001000 0000000000000000 '"
+check cuda.laked_seccomp status_has Seccomp 2
 run basic
 # Pointers in log lines are hashed (%p), never raw kernel addresses.
 check cuda.log_has_host_buffer sh -c "dmesg | grep -q 'host buffer .* over the inline limit'"
