@@ -8,9 +8,14 @@
  * from the pinned portid: anything else is dropped and counted. When the
  * daemon goes, every call in flight fails at once.
  *
- * .parallel_ops: handlers take no genl_mutex, so one daemon's replies never
- * queue behind another sender's message, and a caller that waits inside a
- * genl handler of its own cannot deadlock the reply path.
+ * .parallel_ops: these handlers run without genl_mutex, so laked's replies
+ * never wait for another family's handler, and a module calling the CUDA
+ * API from a genl handler of its own (genl_mutex held) still gets its
+ * reply. They do not escape cb_lock, which every genl message holds for
+ * reading and a family's (un)registration takes for writing: while such a
+ * writer waits behind a handler that waits for laked, laked's reply waits
+ * behind the writer, until that call ends with CUDA_ERROR_TIMEOUT. So
+ * calling lakelib from a genl handler can cost timeout_ms, and fail.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 

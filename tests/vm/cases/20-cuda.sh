@@ -41,6 +41,8 @@ refuse cuda.log_no_raw_address sh -c "dmesg | grep 'host buffer' | grep -E 'ffff
 check cuda.bytes_by_offset sh -c "[ $(stat_of bytes_shm) -gt 0 ]"
 check cuda.bytes_inline sh -c "[ $(stat_of bytes_inline) -gt 0 ]"
 run coalesce
+# A CUDA call from inside a genl handler (genl_mutex held) still gets laked's reply.
+check cuda.call_from_genl_handler genl_probe nested OK
 run "threads 4 20"
 refuse cuda.second_laked_refused laked --device=host
 check cuda.ping_as_nobody genl_probe --uid 65534 ping OK
