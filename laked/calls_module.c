@@ -6,11 +6,15 @@
  * ".." component is refused with CUDA_ERROR_FILE_NOT_FOUND (there is no
  * such file under the directory), so the kernel can only name files the
  * administrator put there (on the host device, loading one runs its code
- * inside laked). The file is then opened with openat2 beneath the
+ * inside laked). The name is then resolved with openat2 beneath the
  * directory's descriptor, opened once at startup, refusing symlinks, magic
  * links and mount crossings on the way: a link in the directory cannot
- * lead out of it. The driver loads that very file, as /proc/self/fd/N,
- * since dlopen and libcuda take a path.
+ * lead out of it. The driver is then given the path under the directory
+ * (dlopen and libcuda take a path; /proc/self/fd/N would not do, since
+ * glibc takes a name it has loaded before for the same object, and
+ * descriptor numbers are reused). Swapping the file between the check and
+ * the load takes write access to the directory, which is already the power
+ * to run code in laked; Landlock keeps the load beneath the directory.
  *
  * cuModuleGetFunction answers with the function's parameter layout, read
  * with cuFuncGetParamInfo (DESIGN.md, decision 7), and laked keeps it: a
@@ -56,8 +60,8 @@ static CUresult module_file(struct laked *d, struct laked_call *c, char *out, si
 	return CUDA_SUCCESS;
 }
 
-/* The module file @rel names, opened beneath the module directory; fd or -1 (refused). */
-static int open_module(struct laked *d, struct laked_call *c, const char *rel)
+/* Is @rel a regular file beneath the module directory, reached without links? */
+static bool module_beneath(struct laked *d, struct laked_call *c, const char *rel)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC,
@@ -75,42 +79,39 @@ static int open_module(struct laked *d, struct laked_call *c, const char *rel)
 			     strerrorname_np(errno),
 			     errno == ELOOP ? " (a symlink on the way)" :
 			     errno == EXDEV ? " (outside the directory)" : "");
-		return -1;
+		return false;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		laked_refuse(c, CUDA_ERROR_FILE_NOT_FOUND, "module \"%s\" is not a regular file",
 			     laked_log_str(safe, sizeof(safe), rel));
 		close(fd);
-		return -1;
+		return false;
 	}
-	return fd;
+	close(fd);
+	return true;
 }
 
 CUresult laked_call_module_load(struct laked *d, struct laked_call *c)
 {
-	char rel[PATH_MAX], path[sizeof("/proc/self/fd/") + 10], safe[LOG_STR];
+	char rel[PATH_MAX], path[PATH_MAX], safe[LOG_STR];
 	struct laked_obj *o;
 	CUmodule mod;
 	CUresult r;
-	int fd;
 
 	r = module_file(d, c, rel, sizeof(rel));
 	if (r)
 		return r;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->module_dir, rel) >= sizeof(path))
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "module path too long");
+	if (!module_beneath(d, c, rel))
+		return CUDA_ERROR_FILE_NOT_FOUND;
 	o = laked_obj_alloc(&d->handles);
 	if (!o)
 		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "handle table full");
-	fd = open_module(d, c, rel);
-	if (fd < 0) {
-		laked_obj_free(&d->handles, o);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = d->drv->cuModuleLoad(&mod, path);
-	close(fd);
 	if (r) {
 		laked_log(LOG_WARNING, "cuModuleLoad(\"%s\"): %s",
-			  laked_log_str(safe, sizeof(safe), rel), laked_cu_name(r));
+			  laked_log_str(safe, sizeof(safe), path), laked_cu_name(r));
 		laked_obj_free(&d->handles, o);
 		return r;
 	}

@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 	if (describe_device(drv, device, sizeof(device)) || open_region(&shm, drv))
 		goto err_driver;
 
-	/* Absolute, for the log; laked_init opens the directory once. */
+	/* Absolute: dlopen of a relative path calls getcwd, which the sandbox forbids. */
 	module_dir = realpath(o.module_dir, NULL);
 	cfg.drv = drv;
 	cfg.module_dir = module_dir ? module_dir : o.module_dir;
