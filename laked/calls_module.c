@@ -6,20 +6,36 @@
  * ".." component is refused with CUDA_ERROR_FILE_NOT_FOUND (there is no
  * such file under the directory), so the kernel can only name files the
  * administrator put there (on the host device, loading one runs its code
- * inside laked).
+ * inside laked). The name is then resolved with openat2 beneath the
+ * directory's descriptor, opened once at startup, refusing symlinks, magic
+ * links and mount crossings on the way: a link in the directory cannot
+ * lead out of it. The driver is then given the path under the directory
+ * (dlopen and libcuda take a path; /proc/self/fd/N would not do, since
+ * glibc takes a name it has loaded before for the same object, and
+ * descriptor numbers are reused). Swapping the file between the check and
+ * the load takes write access to the directory, which is already the power
+ * to run code in laked; Landlock keeps the load beneath the directory.
  *
  * cuModuleGetFunction answers with the function's parameter layout, read
  * with cuFuncGetParamInfo (DESIGN.md, decision 7), and laked keeps it: a
  * launch's packed parameter buffer must cover it, and is handed to the
  * driver in the `extra` form, which both devices accept.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include "dispatch.h"
 
 #define LOG_STR		128
 
-static CUresult module_path(struct laked *d, struct laked_call *c, char *path, size_t size)
+/* The file to open for the kernel's name, relative to the module directory. */
+static CUresult module_file(struct laked *d, struct laked_call *c, char *out, size_t size)
 {
 	const char *rel = c->req->tail, *p = rel;
 	char safe[LOG_STR];
@@ -38,21 +54,57 @@ static CUresult module_path(struct laked *d, struct laked_call *c, char *path, s
 		if (*p)
 			p++;
 	}
-	if ((size_t)snprintf(path, size, "%s/%s", d->module_dir, rel) >= size)
+	if (d->drv->module_file ? d->drv->module_file(rel, out, size) :
+	    (size_t)snprintf(out, size, "%s", rel) >= size)
 		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "module path too long");
 	return CUDA_SUCCESS;
 }
 
+/* Is @rel a regular file beneath the module directory, reached without links? */
+static bool module_beneath(struct laked *d, struct laked_call *c, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	char safe[LOG_STR];
+	struct stat st;
+	int fd;
+
+	fd = (int)syscall(SYS_openat2, d->module_dir_fd, rel, &how, sizeof(how));
+	if (fd < 0) {
+		laked_refuse(c, CUDA_ERROR_FILE_NOT_FOUND, "module \"%s\" under %s: %s%s",
+			     laked_log_str(safe, sizeof(safe), rel), d->module_dir,
+			     strerrorname_np(errno),
+			     errno == ELOOP ? " (a symlink on the way)" :
+			     errno == EXDEV ? " (outside the directory)" : "");
+		return false;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		laked_refuse(c, CUDA_ERROR_FILE_NOT_FOUND, "module \"%s\" is not a regular file",
+			     laked_log_str(safe, sizeof(safe), rel));
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
 CUresult laked_call_module_load(struct laked *d, struct laked_call *c)
 {
-	char path[PATH_MAX], safe[LOG_STR];
+	char rel[PATH_MAX], path[PATH_MAX], safe[LOG_STR];
 	struct laked_obj *o;
 	CUmodule mod;
 	CUresult r;
 
-	r = module_path(d, c, path, sizeof(path));
+	r = module_file(d, c, rel, sizeof(rel));
 	if (r)
 		return r;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->module_dir, rel) >= sizeof(path))
+		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "module path too long");
+	if (!module_beneath(d, c, rel))
+		return CUDA_ERROR_FILE_NOT_FOUND;
 	o = laked_obj_alloc(&d->handles);
 	if (!o)
 		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "handle table full");

@@ -8,6 +8,7 @@
 #ifndef LAKED_DAEMON_H
 #define LAKED_DAEMON_H
 
+#include <sys/types.h>
 #include <lake/genl.h>
 #include "laked/laked.h"
 
@@ -36,7 +37,10 @@ int laked_nl_register(struct laked_nl *nl, const char *device);
 /* Tests: a receive buffer of about @bytes, so the kernel's sends find it full. */
 int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes);
 int laked_nl_fd(const struct laked_nl *nl);
-/* Serve the CALL messages waiting; 0, or -errno when the socket failed. */
+/*
+ * Serve the CALL messages waiting; 0, -ENOTCONN when the kernel no longer
+ * takes laked as its daemon (logged), or -errno when the socket failed.
+ */
 int laked_nl_receive(struct laked_nl *nl);
 int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load);
 void laked_nl_unregister(struct laked_nl *nl);
@@ -47,12 +51,27 @@ int laked_load_sample(struct laked *d, struct lake_driver *drv, u32 period_ms,
 		      struct lake_genl_load *out);
 
 /* sandbox.c */
+#define LAKED_USER	"laked"	/* the user laked runs as once set up */
+
 enum laked_sandbox {
 	LAKED_SANDBOX_KILL,	/* a syscall outside the allowlist kills laked */
 	LAKED_SANDBOX_LOG,	/* ... is only logged by the kernel's audit: for finding needs */
 };
 
-/* no_new_privs and the seccomp allowlist for @drv; 0 or -errno. */
-int laked_sandbox_enter(const struct lake_driver *drv, enum laked_sandbox mode);
+struct laked_sandbox_cfg {
+	enum laked_sandbox mode;
+	uid_t uid;		/* when started as root: the user to become, not 0 */
+	gid_t gid;
+	int module_dir_fd;	/* openat2 and reads beneath it only; -1: none */
+	int nl_fd;		/* the registered netlink socket */
+	int syslog_fd;		/* -1: logging to stderr */
+};
+
+/*
+ * Drop to @cfg's user keeping CAP_NET_ADMIN only, then Landlock and the
+ * seccomp allowlist for @drv (sandbox.c's head comment lists them); 0 or
+ * -errno (logged). Call it with no other thread started, but the driver's.
+ */
+int laked_sandbox_enter(const struct lake_driver *drv, const struct laked_sandbox_cfg *cfg);
 
 #endif /* LAKED_DAEMON_H */

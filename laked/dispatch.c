@@ -9,9 +9,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 #include "dispatch.h"
 
 static const laked_handler handlers[LAKE_API_COUNT] = {
@@ -70,6 +72,10 @@ int laked_init(struct laked **out, const struct laked_config *cfg)
 		return -ENOMEM;
 	d->drv = cfg->drv;
 	d->module_dir = cfg->module_dir;
+	d->module_dir_fd = open(cfg->module_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->module_dir_fd < 0)
+		laked_log(LOG_WARNING, "module directory %s: %s: cuModuleLoad will fail",
+			  cfg->module_dir, strerrorname_np(errno));
 	d->region = cfg->region;
 	d->region_size = cfg->region_size;
 	laked_handles_init(&d->handles, tag);
@@ -77,6 +83,11 @@ int laked_init(struct laked **out, const struct laked_config *cfg)
 	d->out.size = sizeof(d->out_data);
 	*out = d;
 	return 0;
+}
+
+int laked_module_dir_fd(const struct laked *d)
+{
+	return d->module_dir_fd;
 }
 
 void laked_fini(struct laked *d)
@@ -95,6 +106,8 @@ void laked_fini(struct laked *d)
 			laked_log(LOG_WARNING, "cuCtxDestroy of context %#llx at exit: %s",
 				  (unsigned long long)o->handle, laked_cu_name(r));
 	}
+	if (d->module_dir_fd >= 0)
+		close(d->module_dir_fd);
 	laked_stagings_fini(&d->staged);
 	laked_allocs_fini(&d->allocs);
 	laked_handles_fini(&d->handles);

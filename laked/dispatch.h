@@ -20,6 +20,7 @@
 struct laked {
 	struct lake_driver *drv;
 	const char *module_dir;
+	int module_dir_fd;			/* O_PATH; -1: could not be opened */
 	u8 *region;
 	u64 region_size;
 	struct laked_handles handles;

@@ -41,6 +41,12 @@ struct lake_driver {
 	 */
 	void (*batch_begin)(struct lake_driver *drv);
 	void (*batch_end)(struct lake_driver *drv);
+	/*
+	 * The file cuModuleLoad reads for a module @name (relative): the host
+	 * device's .so for a .cubin, .fatbin or .ptx name. 0, or -ENAMETOOLONG.
+	 * NULL: @name itself.
+	 */
+	int (*module_file)(const char *name, char *out, size_t size);
 
 	CUresult (*cuInit)(unsigned int flags);
 	CUresult (*cuDriverGetVersion)(int *version);

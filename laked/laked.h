@@ -28,7 +28,7 @@ struct laked_reply_sink {
 
 struct laked_config {
 	struct lake_driver *drv;
-	const char *module_dir;		/* cuModuleLoad paths resolve under it */
+	const char *module_dir;		/* cuModuleLoad names resolve beneath it */
 	void *region;			/* the shared region's mapping; NULL: none */
 	u64 region_size;
 	/*
@@ -38,8 +38,14 @@ struct laked_config {
 	u32 tag;
 };
 
-/* 0 or -errno. The config's strings and region must outlive the dispatcher. */
+/*
+ * 0 or -errno. The config's strings and region must outlive the dispatcher.
+ * The module directory is opened here, once (a missing one is logged, and
+ * cuModuleLoad then fails).
+ */
 int laked_init(struct laked **out, const struct laked_config *cfg);
+/* The module directory's descriptor (O_PATH), for the sandbox; -1: none. */
+int laked_module_dir_fd(const struct laked *d);
 /* Destroys every context the kernel created (and with it their objects). */
 void laked_fini(struct laked *d);
 

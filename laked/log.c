@@ -56,6 +56,11 @@ int laked_log_to_syslog(void)
 	return 0;
 }
 
+int laked_log_syslog_fd(void)
+{
+	return syslog_fd;
+}
+
 void laked_log_close(void)
 {
 	if (syslog_fd >= 0)

@@ -18,6 +18,8 @@
  * closes that door. 0 or -errno (then stderr stays).
  */
 int laked_log_to_syslog(void);
+/* The syslog socket, for the sandbox's sendto rule; -1: logging to stderr. */
+int laked_log_syslog_fd(void);
 void laked_log_close(void);
 /* Lines above @level (less severe) are dropped; LOG_INFO by default. */
 void laked_log_set_level(int level);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 struct options {
 	const char *device;
 	const char *module_dir;
+	const char *user;
 	u32 load_period_ms;
 	int test_rcvbuf;
 	bool syslog, sandbox, sandbox_log, test_kill, verbose;
@@ -39,6 +41,7 @@ struct options {
 enum {
 	OPT_DEVICE = 256,
 	OPT_MODULE_DIR,
+	OPT_USER,
 	OPT_LOAD_PERIOD,
 	OPT_SYSLOG,
 	OPT_FOREGROUND,
@@ -51,6 +54,7 @@ enum {
 static const struct option longopts[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "module-dir", required_argument, NULL, OPT_MODULE_DIR },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "load-period-ms", required_argument, NULL, OPT_LOAD_PERIOD },
 	{ "syslog", no_argument, NULL, OPT_SYSLOG },
 	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
@@ -68,6 +72,7 @@ static const char usage[] =
 	"Serve the CUDA driver calls of kernel modules made through lakelib.ko.\n\n"
 	"  --device=auto|cuda|host  device to run calls on (auto: CUDA when usable)\n"
 	"  --module-dir DIR         where cuModuleLoad paths resolve (" LAKED_MODULE_DIR ")\n"
+	"  --user NAME              the user laked becomes after setup (" LAKED_USER ")\n"
 	"  --load-period-ms N       load report period, 1..60000 (default 10)\n"
 	"  --syslog                 log to syslog instead of stderr\n"
 	"  --foreground             stay in the foreground (the default)\n"
@@ -88,6 +93,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){
 		.device = "auto",
 		.module_dir = LAKED_MODULE_DIR,
+		.user = LAKED_USER,
 		.load_period_ms = LOAD_PERIOD_MS_DEFAULT,
 		.sandbox = true,
 	};
@@ -101,6 +107,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_MODULE_DIR:
 			o->module_dir = optarg;
+			break;
+		case OPT_USER:
+			o->user = optarg;
 			break;
 		case OPT_LOAD_PERIOD:
 			errno = 0;
@@ -209,6 +218,28 @@ static int open_region(struct laked_shm *shm, struct lake_driver *drv)
 	return 0;
 }
 
+/* The user to become after setup; none when not started as root. */
+static int sandbox_user(const char *name, struct laked_sandbox_cfg *cfg)
+{
+	struct passwd *pw;
+
+	if (geteuid())
+		return 0;
+	pw = getpwnam(name);
+	if (!pw) {
+		laked_log(LOG_ERR, "no user \"%s\" to run as: create it (useradd --system --no-create-home --shell /usr/sbin/nologin %s) or name another with --user",
+			  name, name);
+		return -ENOENT;
+	}
+	if (!pw->pw_uid || !pw->pw_gid) {
+		laked_log(LOG_ERR, "user \"%s\" has uid or gid 0: laked must not stay root", name);
+		return -EINVAL;
+	}
+	cfg->uid = pw->pw_uid;
+	cfg->gid = pw->pw_gid;
+	return 0;
+}
+
 static void registration_failed(int err)
 {
 	switch (err) {
@@ -244,8 +275,9 @@ static void report_load(struct laked *d, struct lake_driver *drv, struct laked_n
 
 /*
  * Calls, signals and load ticks until SIGTERM or SIGINT: 0, or 1 when the
- * socket failed. A message being served when a signal comes is finished
- * first; none is read after it.
+ * socket failed or the kernel no longer takes laked (lakelib reloaded, or
+ * laked dropped): a supervisor then starts a fresh laked. A message being
+ * served when a signal comes is finished first; none is read after it.
  */
 static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
 		 u32 period_ms)
@@ -309,6 +341,7 @@ int main(int argc, char **argv)
 	char device[LAKE_GENL_DEVICE_MAX];
 	struct laked_shm shm = {};
 	struct laked_config cfg = {};
+	struct laked_sandbox_cfg sb = {};
 	struct lake_driver *drv;
 	char *module_dir = NULL;
 	struct laked_nl *nl;
@@ -320,6 +353,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 2 : 0;
 	laked_log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+	if (o.sandbox && sandbox_user(o.user, &sb))
+		goto out;
 	if (o.syslog) {
 		ret = laked_log_to_syslog();
 		if (ret)
@@ -338,9 +373,6 @@ int main(int argc, char **argv)
 
 	/* Absolute: dlopen of a relative path calls getcwd, which the sandbox forbids. */
 	module_dir = realpath(o.module_dir, NULL);
-	if (!module_dir)
-		laked_log(LOG_WARNING, "module directory %s: %s: cuModuleLoad will fail",
-			  o.module_dir, strerrorname_np(errno));
 	cfg.drv = drv;
 	cfg.module_dir = module_dir ? module_dir : o.module_dir;
 	cfg.region = shm.map;
@@ -362,14 +394,17 @@ int main(int argc, char **argv)
 	laked_log(LOG_INFO, "registered as \"%s\"; modules from %s", device, cfg.module_dir);
 
 	if (o.sandbox) {
-		ret = laked_sandbox_enter(drv, o.sandbox_log ? LAKED_SANDBOX_LOG :
-					  LAKED_SANDBOX_KILL);
-		if (ret) {
-			laked_log(LOG_ERR, "sandbox: %s", strerrorname_np(-ret));
+		sb.mode = o.sandbox_log ? LAKED_SANDBOX_LOG : LAKED_SANDBOX_KILL;
+		sb.module_dir_fd = laked_module_dir_fd(d);
+		sb.nl_fd = laked_nl_fd(nl);
+		sb.syslog_fd = laked_log_syslog_fd();
+		if (!sb.uid)
+			sb.uid = geteuid();	/* not root: stays who it is */
+		if (laked_sandbox_enter(drv, &sb))
 			goto err_unregister;
-		}
-		laked_log(LOG_INFO, "sandboxed (seccomp, %s)",
-			  o.sandbox_log ? "violations logged" : "violations kill");
+		laked_log(LOG_INFO, "sandboxed (uid %u, CAP_NET_ADMIN only, %s)", (unsigned int)sb.uid,
+			  o.sandbox_log ? "seccomp violations logged, no Landlock" :
+			  "Landlock, seccomp violations kill");
 	} else {
 		laked_log(LOG_WARNING, "running without the sandbox (--no-sandbox)");
 	}

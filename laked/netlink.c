@@ -11,6 +11,13 @@
  * libnl frees it when nl_recvmsgs returns, and dispatched there; their
  * replies go out as LAKE_CMD_REPLY messages through the reply sink. A PING
  * from the kernel is echoed with its value.
+ *
+ * The kernel answers every message it refuses with an error, even without
+ * NLM_F_ACK. EPERM (not the registered daemon any more) or ENOENT (no such
+ * family: lakelib was reloaded) means the kernel no longer takes laked:
+ * laked_nl_receive() then fails, and laked exits for its supervisor to
+ * start a fresh one. The load reports, sent every period, make sure laked
+ * learns it even when no call comes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +46,7 @@ struct laked_nl {
 	u32 wait_seq;
 	bool waiting;
 	int wait_err;
+	int lost;	/* -EPERM or -ENOENT: the kernel no longer takes laked */
 	u8 rx[LAKE_GENL_RECORDS_MAX] __attribute__((aligned(8)));
 };
 
@@ -160,6 +168,8 @@ static int on_error(struct sockaddr_nl *from, struct nlmsgerr *e, void *arg)
 	if (nl->waiting && e->msg.nlmsg_seq == nl->wait_seq) {
 		nl->waiting = false;
 		nl->wait_err = e->error;
+	} else if (e->error == -EPERM || e->error == -ENOENT) {
+		nl->lost = e->error;
 	} else {
 		laked_log(LOG_WARNING, "the kernel refused a message (type %u): %s",
 			  e->msg.nlmsg_type, strerrorname_np(-e->error));
@@ -283,6 +293,11 @@ int laked_nl_receive(struct laked_nl *nl)
 
 	for (i = 0; i < BATCH_RECV; i++) {
 		ret = nl_recvmsgs_default(nl->sk);
+		if (nl->lost) {
+			laked_log(LOG_ERR, "the kernel no longer takes laked as its daemon (%s): exiting",
+				  strerrorname_np(-nl->lost));
+			return -ENOTCONN;
+		}
 		if (ret == 0)
 			return 0;
 		if (ret == -NLE_NOMEM) {

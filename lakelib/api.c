@@ -512,7 +512,7 @@ static CUresult host_buffer(struct lake_wire_req *req, const void *host, size_t 
 		atomic64_add(bytes, &lake_stats.bytes_inline);
 		return CUDA_SUCCESS;
 	}
-	pr_warn_ratelimited("%s: host buffer %px+%zu is %s\n", lake_wire_api(req->api)->name,
+	pr_warn_ratelimited("%s: host buffer %p+%zu is %s\n", lake_wire_api(req->api)->name,
 			    host, bytes, ret == -ERANGE ?
 			    "outside lakeshm and over the inline limit" :
 			    "in lakeshm but not inside one live allocation");

@@ -16,9 +16,15 @@
  * after that), then SIGKILL, and a wait, bounded by timeout_ms, until every
  * thread of it has exited, its device files (the GPU context) closed.
  *
- * .parallel_ops: handlers take no genl_mutex, so one daemon's replies never
- * queue behind another sender's message, and a caller that waits inside a
- * genl handler of its own cannot deadlock the reply path.
+ * .parallel_ops: these handlers run without genl_mutex, so laked's replies
+ * never wait for another family's handler, and a module calling the CUDA
+ * API from a genl handler of its own (genl_mutex held) still gets its
+ * reply. They do not escape cb_lock, which every genl message holds for
+ * reading and a family's (un)registration takes for writing: while such a
+ * writer waits behind a handler that waits for laked, laked's reply waits
+ * behind the writer, until that call ends with CUDA_ERROR_TIMEOUT, which
+ * fences laked. So calling lakelib from a genl handler can cost timeout_ms,
+ * fail, and restart laked.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -430,12 +436,18 @@ static struct genl_family lake_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(lake_ops),
 };
 
+/*
+ * NETLINK_URELEASE fires for sockets of every namespace, and a portid is
+ * unique only within one: any user can create a namespace and bind a
+ * socket there to laked's portid. The family is not netnsok, so laked
+ * registered from init_net; only a release there is laked's.
+ */
 static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *ptr)
 {
 	struct netlink_notify *n = ptr;
 
 	if (state == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    n->portid == READ_ONCE(daemon_portid))
+	    net_eq(n->net, &init_net) && n->portid == READ_ONCE(daemon_portid))
 		daemon_gone(n->portid, "closed its socket");
 	return NOTIFY_DONE;
 }

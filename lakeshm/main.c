@@ -60,7 +60,7 @@ int lake_shm_free(const void *ptr)
 
 	if (!in_region(ptr)) {
 		atomic64_inc(&lake_shm.foreign_frees);
-		pr_warn_ratelimited("free of %px: not in the shared region\n", ptr);
+		pr_warn_ratelimited("free of %p: not in the shared region\n", ptr);
 		return -EINVAL;
 	}
 	mutex_lock(&lake_shm.lock);

@@ -193,6 +193,7 @@ static struct lake_driver host_driver = {
 	.close = host_close,
 	.batch_begin = host_batch_begin,
 	.batch_end = host_batch_end,
+	.module_file = hd_module_file,
 #define OP(op) .op = hd_##op
 	OP(cuInit),
 	OP(cuDriverGetVersion),

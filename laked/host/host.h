@@ -250,6 +250,7 @@ CUresult hd_cuCtxSetCurrent(CUcontext ctx);
 CUresult hd_cuCtxSynchronize(void);
 
 CUresult hd_cuModuleLoad(CUmodule *mod, const char *fname);
+int hd_module_file(const char *name, char *out, size_t size);
 CUresult hd_cuModuleUnload(CUmodule mod);
 CUresult hd_cuModuleGetFunction(CUfunction *fn, CUmodule mod, const char *name);
 CUresult hd_cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t *size);

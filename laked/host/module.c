@@ -44,6 +44,21 @@ static char *so_path(const char *fname)
 	return strdup(fname);
 }
 
+int hd_module_file(const char *name, char *out, size_t size)
+{
+	char *path = so_path(name);
+	int ret = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (strlen(path) >= size)
+		ret = -ENAMETOOLONG;
+	else
+		strcpy(out, path);
+	free(path);
+	return ret;
+}
+
 CUresult hd_cuModuleLoad(CUmodule *out, const char *fname)
 {
 	const unsigned int *abi;

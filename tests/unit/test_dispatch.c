@@ -256,6 +256,20 @@ static void test_module_paths(void **state)
 	module_load(0, "vadd.so", CUDA_ERROR_INVALID_CONTEXT);
 }
 
+/* Two modules loaded side by side are each themselves (no name the driver could mix up). */
+static void test_modules_side_by_side(void **state)
+{
+	u64 ctx = new_ctx(), a, b;
+
+	(void)state;
+	a = module_load(ctx, "vadd.so", CUDA_SUCCESS);
+	b = module_load(ctx, "selftest.cubin", CUDA_SUCCESS);
+	assert_int_equal(get_function(ctx, a, "vadd")->result, CUDA_SUCCESS);
+	assert_int_equal(get_function(ctx, a, "index3d")->result, CUDA_ERROR_NOT_FOUND);
+	assert_int_equal(get_function(ctx, b, "index3d")->result, CUDA_SUCCESS);
+	assert_int_equal(get_function(ctx, b, "vadd")->result, CUDA_ERROR_NOT_FOUND);
+}
+
 static void test_get_function(void **state)
 {
 	static const struct lake_wire_param vadd[] = { { 0, 8 }, { 8, 8 }, { 16, 8 }, { 24, 4 } };
@@ -493,6 +507,7 @@ int main(void)
 		T(test_memset_on_stream),
 		T(test_streams_and_events),
 		T(test_module_paths),
+		T(test_modules_side_by_side),
 		T(test_get_function),
 		T(test_layouts_laked_cannot_carry),
 		T(test_vadd_end_to_end),

@@ -1,27 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * laked's seccomp allowlist (laked/sandbox.c) on the host device. Each case
- * forks: the child enters the sandbox and does one thing, the parent checks
- * how it ended. Serving calls, thread creation included, must survive; the
- * syscalls an attacker would want (sockets, fork, exec, writing files) must
- * kill the child with SIGSYS. An assertion failing inside a child shows as
- * that child's death (cmocka's report writes to stdout, which is forbidden).
+ * laked's sandbox (laked/sandbox.c): its user, Landlock and seccomp layers,
+ * with the host device serving behind each device's rules. Each case forks:
+ * the child enters the sandbox as laked does (as uid 65534 when the test
+ * runs as root) and does one thing, the parent checks how it ended.
+ * Serving calls, thread creation included, must survive; the syscalls an
+ * attacker would want (sockets, fork, exec, writing files) must kill the
+ * child with SIGSYS; reading root's secrets, writing an existing file and
+ * loading a module through a symlink must be refused, killed or failed,
+ * under the host device's rules and the CUDA driver's. An assertion
+ * failing inside a child shows as that child's death (cmocka's report
+ * writes to stdout, which the host rules forbid).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tests/unit/dispatch_util.h"
 #include "laked/daemon.h"
 
-enum { SURVIVES, KILLED };
+enum { SURVIVES, KILLED, REFUSED };
 
-/* Run @fn in a sandboxed child; how the child ended. */
-static void in_sandbox(void (*fn)(void), int want)
+#define NOBODY		65534
+#define VICTIM_TEXT	"original\n"
+
+static const char *rules = "host";	/* whose allowlist: "host" or "cuda" */
+static char victim[] = "/tmp/lake-sandbox-victim-XXXXXX";
+static char links_dir[] = "/tmp/lake-sandbox-modules-XXXXXX";
+
+/* Run @fn in a child sandboxed as laked would be, with @dir as its module directory. */
+static void in_sandbox_dir(void (*fn)(void), int want, const char *dir)
 {
 	int status;
 	pid_t pid;
@@ -29,23 +43,43 @@ static void in_sandbox(void (*fn)(void), int want)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
+		struct laked_sandbox_cfg cfg = {
+			.mode = LAKED_SANDBOX_KILL,
+			.uid = NOBODY,
+			.gid = NOBODY,
+			.nl_fd = -1,
+			.syslog_fd = -1,
+		};
+		struct lake_driver as;
 		void *state = NULL;
 
 		/* _exit on every path: no atexit handlers (LeakSanitizer forks) run. */
-		if (setup(&state) || laked_sandbox_enter(drv, LAKED_SANDBOX_KILL))
+		if (dir && setenv("LAKE_KERNEL_DIR", dir, 1))
+			_exit(91);
+		if (setup(&state))
 			_exit(90);
+		/* The filter depends on the driver's name only: host code, CUDA's rules. */
+		as = *drv;
+		as.name = rules;
+		cfg.module_dir_fd = laked_module_dir_fd(dd);
+		if (laked_sandbox_enter(&as, &cfg))
+			_exit(92);
 		fn();
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (want == SURVIVES) {
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			fail_msg("sandboxed child ended with status %#x, signal %d", status,
-				 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	} else {
-		assert_true(WIFSIGNALED(status));
-		assert_int_equal(WTERMSIG(status), SIGSYS);
+	if (want == KILLED || (want == REFUSED && WIFSIGNALED(status))) {
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)
+			fail_msg("%s rules: child ended with status %#x, not SIGSYS", rules, status);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fail_msg("%s rules: sandboxed child ended with status %#x, signal %d", rules,
+			 status, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
+}
+
+static void in_sandbox(void (*fn)(void), int want)
+{
+	in_sandbox_dir(fn, want, NULL);
 }
 
 /* What serving does after the filter: threads, dlopen, copies, a kernel, teardown. */
@@ -154,6 +188,56 @@ static void new_namespace(void)
 	unshare(CLONE_NEWUSER);
 }
 
+/* Exit 0 iff refused: the sandbox must keep root's secrets out of reach. */
+static void read_shadow(void)
+{
+	char c;
+	int fd = open("/etc/shadow", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && read(fd, &c, 1) >= 0)
+		_exit(1);
+	_exit(fd < 0 && errno == EACCES ? 0 : 2);
+}
+
+/* Exit 0 iff refused; the parent also checks that the text is intact. */
+static void write_existing(void)
+{
+	int fd = open(victim, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "pwned\n", 6) < 0)
+			_exit(3);
+		_exit(1);
+	}
+	_exit(errno == EACCES ? 0 : 2);
+}
+
+static CUresult load(u64 ctx, const char *name)
+{
+	struct lake_wire_req r = req_new(LAKE_API_MODULE_LOAD, ctx);
+
+	r.tail = name;
+	r.tail_len = (u32)strlen(name) + 1;
+	return result_of(&r);
+}
+
+/*
+ * In links_dir: real.so loads; links to it, inside the directory or to the
+ * kernels' directory outside, do not, by either name form.
+ */
+static void load_through_symlinks(void)
+{
+	static const char *const links[] = { "inner.so", "outer.so", "outer.cubin", "sub/real.so" };
+	u64 ctx = new_ctx();
+	unsigned int i;
+
+	if (load(ctx, "real.so") != CUDA_SUCCESS)
+		_exit(10);
+	for (i = 0; i < ARRAY_SIZE(links); i++)
+		if (load(ctx, links[i]) != CUDA_ERROR_FILE_NOT_FOUND)
+			_exit(11 + (int)i);
+}
+
 static void test_serving_survives(void **state)
 {
 	(void)state;
@@ -175,12 +259,111 @@ static void test_forbidden_syscalls_kill(void **state)
 		in_sandbox(forbidden[i], KILLED);
 }
 
+static void victim_intact(void)
+{
+	char buf[32] = "";
+	int fd = open(victim, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_true(read(fd, buf, sizeof(buf) - 1) >= 0);
+	close(fd);
+	assert_string_equal(buf, VICTIM_TEXT);
+}
+
+/* Under each device's rules: what a compromised laked would try first. */
+static void test_refused(void **state)
+{
+	static const char *const all_rules[] = { "host", "cuda" };
+	unsigned int i;
+
+	(void)state;
+	/* Not vacuous: the files are there, and this process can use them. */
+	assert_int_equal(access("/etc/shadow", R_OK), 0);
+	assert_int_equal(access(victim, W_OK), 0);
+	for (i = 0; i < ARRAY_SIZE(all_rules); i++) {
+		rules = all_rules[i];
+		in_sandbox(read_shadow, REFUSED);
+		in_sandbox(write_existing, REFUSED);
+		victim_intact();
+		in_sandbox_dir(load_through_symlinks, SURVIVES, links_dir);
+	}
+	rules = "host";
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
+	char buf[4096];
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			ret = -1;
+	if (n < 0)
+		ret = -1;
+	close(in);
+	close(out);
+	return ret;
+}
+
+/* A file of root's that others may read but not write; a module directory with links. */
+static int make_files(void **state)
+{
+	char kernels[PATH_MAX], path[PATH_MAX + 32], target[PATH_MAX + 32];
+	int fd;
+
+	(void)state;
+	fd = mkstemp(victim);
+	if (fd < 0 || write(fd, VICTIM_TEXT, strlen(VICTIM_TEXT)) < 0 || fchmod(fd, 0644) ||
+	    close(fd))
+		return -1;
+	if (!realpath(getenv("LAKE_KERNEL_DIR") ?: "build/kernels", kernels) ||
+	    !mkdtemp(links_dir) || chmod(links_dir, 0755))
+		return -1;
+	snprintf(target, sizeof(target), "%s/vadd.so", kernels);
+	snprintf(path, sizeof(path), "%s/real.so", links_dir);
+	if (copy_file(target, path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/outer.so", links_dir);
+	if (symlink(target, path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/inner.so", links_dir);
+	if (symlink("real.so", path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/sub", links_dir);
+	return symlink(".", path);
+}
+
+static int remove_files(void **state)
+{
+	static const char *const names[] = { "real.so", "outer.so", "inner.so", "sub" };
+	char path[PATH_MAX];
+	unsigned int i;
+
+	(void)state;
+	unlink(victim);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", links_dir, names[i]);
+		unlink(path);
+	}
+	rmdir(links_dir);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_serving_survives),
 		cmocka_unit_test(test_forbidden_syscalls_kill),
+		cmocka_unit_test(test_refused),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, make_files, remove_files);
 }

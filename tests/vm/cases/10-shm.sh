@@ -8,6 +8,9 @@ check shm.sysfs_size sh -c '[ "$(cat /sys/module/lakeshm/parameters/size_mib)" =
 check shm.stats_size grep -qx 'size 16777216' /sys/kernel/debug/lake/shm_stats
 check shm.selftest_insmod insmod $M/lake_shm_selftest.ko
 prog shm.test_all shm_test all
+# Pointers in log lines are hashed (%p), never raw kernel addresses.
+check shm.log_has_foreign_free sh -c "dmesg | grep -q 'lakeshm: free of .*: not in the shared region'"
+refuse shm.log_no_raw_address sh -c "dmesg | grep 'lakeshm: free of' | grep -E 'ffff[0-9a-f]{12}'"
 refuse shm.rmmod_refused_while_used rmmod lakeshm
 check shm.selftest_rmmod rmmod lake_shm_selftest
 prog shm.test_rmmod shm_test rmmod

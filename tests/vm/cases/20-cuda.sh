@@ -29,10 +29,22 @@ check cuda.insmod_selftest insmod $M/lake_cuda_selftest.ko
 run nodaemon
 
 check cuda.laked_registers start_laked
+# Confined: its own user, CAP_NET_ADMIN (bit 12) alone, seccomp in filter mode.
+status_has() { grep -Eq "^$1:[[:space:]]+$2" /proc/$pid/status; }
+check cuda.laked_own_user status_has Uid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
+check cuda.laked_own_group status_has Gid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
+check cuda.laked_net_admin_only sh -c "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/$pid/status |
+	awk '{ print \$2 }' | tr '\n' ' ' | grep -qx '0000000000000000 0000000000001000 0000000000001000 0000000000001000 0000000000000000 '"
+check cuda.laked_seccomp status_has Seccomp 2
 run basic
+# Pointers in log lines are hashed (%p), never raw kernel addresses.
+check cuda.log_has_host_buffer sh -c "dmesg | grep -q 'host buffer .* over the inline limit'"
+refuse cuda.log_no_raw_address sh -c "dmesg | grep 'host buffer' | grep -E 'ffff[0-9a-f]{12}'"
 check cuda.bytes_by_offset sh -c "[ $(stat_of bytes_shm) -gt 0 ]"
 check cuda.bytes_inline sh -c "[ $(stat_of bytes_inline) -gt 0 ]"
 run coalesce
+# A CUDA call from inside a genl handler (genl_mutex held) still gets laked's reply.
+check cuda.call_from_genl_handler genl_probe nested OK
 run "threads 4 20"
 
 # Per-thread contexts of exited threads are dropped; layouts go with their context.
@@ -60,6 +72,12 @@ forged=$(stat_of forged_replies)
 check cuda.forged_reply_refused genl_probe forge EPERM
 check cuda.forged_reply_counted sh -c "[ $(stat_of forged_replies) -gt $forged ]"
 check cuda.serves_after_forgery run basic
+
+# Another namespace releasing laked's portid is not laked going away.
+portid=$(stat_of daemon_portid)
+check cuda.netns_release_ran netns_release 65534 $portid
+check cuda.netns_release_keeps_daemon sh -c "[ $(stat_of daemon_portid) = $portid ]"
+check cuda.serves_after_netns_release run basic
 
 # A stopped daemon: the call times out, and laked is fenced (killed).
 echo 1000 > /sys/module/lakelib/parameters/timeout_ms
@@ -107,6 +125,24 @@ check cuda.seccomp_kill_unregisters unregistered
 run nodaemon
 
 check cuda.rmmod_selftest rmmod lake_cuda_selftest
+
+# lakelib reloaded under a running laked: its next load report is refused,
+# and laked exits non-zero for its supervisor to start a fresh one.
+check cuda.laked_before_reload start_laked
+check cuda.reload_lakelib sh -c "rmmod lakelib && insmod $M/lakelib.ko timeout_ms=3000"
+for i in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+	fail cuda.dropped_laked_exits "still running 5 s after lakelib was reloaded"
+	kill -9 $pid
+	wait $pid
+else
+	wait $pid
+	check cuda.dropped_laked_exits [ $? = 1 ]
+fi
+check cuda.dropped_laked_says_why grep -q 'no longer takes laked' /tmp/laked.log
+check cuda.laked_after_reload start_laked
+kill -TERM $pid
+wait $pid
 check cuda.rmmod_lakelib rmmod lakelib
 check cuda.rmmod_lakeshm rmmod lakeshm
 grep -E 'laked|lake' /tmp/laked.log | tail -n 15 | sed 's/^/# laked: /'

@@ -16,12 +16,17 @@
  *   ctx_kworker        a work item does not see the context of the one before
  *   layouts_hold / layouts_drop   a function looked up, then its context
  *                      destroyed; the shell watches func_layouts
+ * It also registers the genl family "lake_selftest", without parallel_ops:
+ * its one command calls cuDriverGetVersion from inside the handler, with
+ * genl_mutex held, and answers the CUresult (LAKE_SELFTEST_A_RESULT), so a
+ * user-space probe can check that laked's reply still gets through.
  * No floating point in the kernel: floats are built and checked as bits.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/workqueue.h>
+#include <net/genetlink.h>
 #include <lake/cuda.h>
 #include <lake/lakelib.h>
 #include "../../kernels/vadd.h"
@@ -646,13 +651,64 @@ static void ctl_command(char *cmd)
 		ctl_say("unknown command\n");
 }
 
+enum { LAKE_SELFTEST_CMD_UNSPEC, LAKE_SELFTEST_CMD_CALL };
+enum { LAKE_SELFTEST_A_UNSPEC, LAKE_SELFTEST_A_RESULT, LAKE_SELFTEST_A_MAX = LAKE_SELFTEST_A_RESULT };
+
+static struct genl_family nested_family;
+
+static int nested_call(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	int version = 0;
+	CUresult r;
+	void *hdr;
+
+	r = cuDriverGetVersion(&version);
+	msg = genlmsg_new(nla_total_size(sizeof(u32)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nested_family, 0, LAKE_SELFTEST_CMD_CALL);
+	if (!hdr || nla_put_u32(msg, LAKE_SELFTEST_A_RESULT, r)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct nla_policy nested_policy[LAKE_SELFTEST_A_MAX + 1] = {
+	[LAKE_SELFTEST_A_RESULT] = { .type = NLA_U32 },
+};
+
+static const struct genl_ops nested_ops[] = {
+	{ .cmd = LAKE_SELFTEST_CMD_CALL, .doit = nested_call, .flags = GENL_ADMIN_PERM },
+};
+
+static struct genl_family nested_family __ro_after_init = {
+	.name = "lake_selftest",
+	.version = 1,
+	.maxattr = LAKE_SELFTEST_A_MAX,
+	.policy = nested_policy,
+	.module = THIS_MODULE,
+	.ops = nested_ops,
+	.n_ops = ARRAY_SIZE(nested_ops),
+};
+
 static int __init selftest_init(void)
 {
-	return ctl_create("cuda_selftest");
+	int ret = genl_register_family(&nested_family);
+
+	if (ret)
+		return ret;
+	ret = ctl_create("cuda_selftest");
+	if (ret)
+		genl_unregister_family(&nested_family);
+	return ret;
 }
 
 static void __exit selftest_exit(void)
 {
+	genl_unregister_family(&nested_family);
 	complete_all(&go);
 	while (atomic_read(&running))
 		msleep(10);

@@ -6,7 +6,9 @@
  * CMD: register, forge (a REPLY from a socket that is not laked's), ping,
  *      bad_load (register, then a LOAD of the wrong size),
  *      bad_records (register, then a REPLY whose records are garbage),
- *      unknown_attr (register, then a REGISTER carrying an unknown attribute).
+ *      unknown_attr (register, then a REGISTER carrying an unknown attribute),
+ *      nested (lake_cuda_selftest's "lake_selftest" family, whose handler
+ *      calls the CUDA API with genl_mutex held: OK iff that call succeeded).
  * EXPECT: OK, EPERM, EBUSY, EINVAL or ERANGE, or several joined by '|' (the
  * kernels differ: 6.12 answers a length outside an exact-length policy with
  * ERANGE, 6.1 with EINVAL). Exit 0 iff the answer matched one.
@@ -42,6 +44,41 @@ static int do_register(struct nl_sock *sk)
 	return send_cmd(sk, LAKE_CMD_REGISTER, LAKE_A_DEVICE, "probe", 6);
 }
 
+static int nested_result = -1;
+
+static int on_nested_reply(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *attrs[2];
+
+	(void)arg;
+	if (!genlmsg_parse(nlmsg_hdr(msg), 0, attrs, 1, NULL) && attrs[1])
+		nested_result = (int)nla_get_u32(attrs[1]);
+	return NL_OK;
+}
+
+/* The CUresult of a CUDA call made inside another family's handler; 0: success. */
+static int nested(struct nl_sock *sk)
+{
+	int family = genl_ctrl_resolve(sk, "lake_selftest"), err;
+	struct nl_msg *m;
+
+	if (family < 0)
+		return family;
+	m = nlmsg_alloc();
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, 1, 1))
+		return -NLE_NOMEM;
+	err = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	if (err < 0)
+		return err;
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_nested_reply, NULL);
+	err = nl_recvmsgs_default(sk);
+	if (err < 0)
+		return err;
+	printf("genl_probe: nested call returned CUresult %d\n", nested_result);
+	return nested_result ? -NLE_FAILURE : 0;
+}
+
 static int run(struct nl_sock *sk, const char *cmd)
 {
 	static const uint8_t garbage[64] = { 0xff, 0xff, 0x10 };
@@ -55,6 +92,8 @@ static int run(struct nl_sock *sk, const char *cmd)
 		return send_cmd(sk, LAKE_CMD_REPLY, LAKE_A_RECORDS, garbage, sizeof(garbage));
 	if (!strcmp(cmd, "ping"))
 		return send_cmd(sk, LAKE_CMD_PING, LAKE_A_VALUE, &v, sizeof(v));
+	if (!strcmp(cmd, "nested"))
+		return nested(sk);
 	err = do_register(sk);
 	if (err)
 		return err;
