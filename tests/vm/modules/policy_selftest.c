@@ -9,14 +9,15 @@
  * policy decides. Each worker checks its result bit for bit and counts it
  * on the side that produced it: whatever laked does, no item may be lost,
  * fail or come back wrong. A "hog" kthread is a second client of the
- * device: it launches spin kernels back to back to load it.
+ * device: it keeps spin kernels queued on it to load it.
  *
  * Driven through debugfs lake/policy_selftest; reading it gives counters as
  * "key value" lines. Commands:
  *   start N            N workers (1..MAX_WORKERS)
  *   stop               stop them; each finishes its item first
  *   calibrate          lake_fallback_calibrate(), 3 rounds (calibrate_ret)
- *   hog ITERS BLOCKS   the second client: spin(ITERS) on BLOCKS blocks
+ *   hog ITERS BLOCKS   the second client: spin(ITERS) on BLOCKS blocks,
+ *                      HOG_STREAMS kernels queued at all times
  *   hog 0              stop it
  */
 #include <linux/debugfs.h>
@@ -38,6 +39,7 @@
 #define MAX_WORKERS	8
 #define BATCH_BYTES	(MAX_BATCH * ITEM_WORDS * sizeof(u32))
 #define POISON		0xdeadbeef
+#define HOG_STREAMS	2
 
 struct item {
 	u32 a[ITEM_WORDS], b[ITEM_WORDS], c[ITEM_WORDS];
@@ -64,7 +66,7 @@ static struct {
 	struct task_struct *task;
 	u64 iters;
 	u32 blocks;
-	atomic64_t launches, errors, launch_us;
+	atomic64_t launches, done, errors;
 } hog;
 
 static DEFINE_MUTEX(ctl_lock);
@@ -277,11 +279,21 @@ err:
 	return -ENOMEM;
 }
 
-static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out)
+/*
+ * The hog keeps HOG_STREAMS spin kernels queued, one per stream, and
+ * replaces each as it finishes; it only polls (cuStreamQuery), so laked is
+ * never held in a synchronize on its behalf and keeps sending its load
+ * reports. While one kernel ends and its successor is launched, the others
+ * keep the device busy: the load does not depend on how fast the host runs
+ * the hog's round trips.
+ */
+static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out,
+			  CUstream *s)
 {
 	CUmodule mod;
 	CUdevice dev;
 	CUresult r;
+	int i;
 
 	r = cuInit(0);
 	if (!r)
@@ -293,21 +305,46 @@ static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out)
 	if (!r)
 		r = cuModuleGetFunction(fn, mod, "spin");
 	if (!r)
-		r = cuMemAlloc(out, hog.blocks * sizeof(u32));
+		r = cuMemAlloc(out, HOG_STREAMS * hog.blocks * sizeof(u32));
+	for (i = 0; !r && i < HOG_STREAMS; i++)
+		r = cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING);
 	return r;
+}
+
+/* Launch on stream @i once it is idle; false on an error. */
+static bool hog_refill(CUfunction fn, CUdeviceptr out, CUstream *s, int i,
+		       bool *queued)
+{
+	unsigned long long iters = hog.iters;
+	CUdeviceptr o = out + i * hog.blocks * sizeof(u32);
+	void *params[] = { &iters, &o };
+	CUresult r = cuStreamQuery(s[i]);
+
+	if (r == CUDA_ERROR_NOT_READY)
+		return true;
+	if (queued[i] && !r)
+		atomic64_inc(&hog.done);
+	queued[i] = false;
+	if (r)
+		return false;
+	if (cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, s[i], params, NULL))
+		return false;
+	queued[i] = true;
+	atomic64_inc(&hog.launches);
+	return true;
 }
 
 static int hog_fn(void *unused)
 {
-	unsigned long long iters = hog.iters;
+	CUstream s[HOG_STREAMS] = {};
+	bool queued[HOG_STREAMS] = {};
 	CUcontext ctx = NULL;
 	CUdeviceptr out;
-	void *params[] = { &iters, &out };
 	CUfunction fn;
 	CUresult r;
-	u64 t0;
+	int i;
 
-	r = hog_setup(&ctx, &fn, &out);
+	r = hog_setup(&ctx, &fn, &out, s);
 	if (r)
 		atomic64_inc(&hog.errors);
 	while (!kthread_should_stop()) {
@@ -315,16 +352,19 @@ static int hog_fn(void *unused)
 			msleep(20);
 			continue;
 		}
-		t0 = ktime_get_ns();
-		if (cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, NULL, params, NULL) ||
-		    cuCtxSynchronize()) {
-			atomic64_inc(&hog.errors);
-			msleep(20);
-			continue;
+		for (i = 0; i < HOG_STREAMS; i++) {
+			if (!hog_refill(fn, out, s, i, queued)) {
+				atomic64_inc(&hog.errors);
+				msleep(20);
+			}
 		}
-		atomic64_inc(&hog.launches);
-		atomic64_set(&hog.launch_us, (ktime_get_ns() - t0) / NSEC_PER_USEC);
+		usleep_range(500, 1000);
 	}
+	if (ctx && !r && cuCtxSynchronize())
+		atomic64_inc(&hog.errors);
+	for (i = 0; i < HOG_STREAMS; i++)
+		if (s[i])
+			cuStreamDestroy(s[i]);
 	if (ctx)
 		cuCtxDestroy(ctx);
 	return 0;
@@ -367,9 +407,9 @@ static int ctl_show(struct seq_file *m, void *unused)
 		   atomic64_read(&st.done_gpu));
 	seq_printf(m, "wrong %lld\nerrors %lld\ncalibrate_ret %d\n",
 		   atomic64_read(&st.wrong), atomic64_read(&st.errors), calibrate_ret);
-	seq_printf(m, "hog_launches %lld\nhog_errors %lld\nhog_launch_us %lld\n",
-		   atomic64_read(&hog.launches), atomic64_read(&hog.errors),
-		   atomic64_read(&hog.launch_us));
+	seq_printf(m, "hog_launches %lld\nhog_done %lld\nhog_errors %lld\n",
+		   atomic64_read(&hog.launches), atomic64_read(&hog.done),
+		   atomic64_read(&hog.errors));
 	seq_printf(m, "items %llu\nbatches %llu\nclosed_full %llu\nclosed_window %llu\n",
 		   bs.items, bs.batches, bs.closed_full, bs.closed_window);
 	seq_printf(m, "alone %llu\ncpu_batches %llu\ngpu_batches %llu\ngpu_reruns %llu\n",
