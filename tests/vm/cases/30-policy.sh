@@ -9,6 +9,7 @@ ctl=$dbg/policy_selftest
 stats=$dbg/lakelib_stats
 
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
+stat_gt() { [ "$(stat_of "$1")" -gt "$2" ]; }
 pol_of() { grep "^$1 " $pol/status | cut -d' ' -f2; }
 ctl_of() { grep "^$1 " $ctl | cut -d' ' -f2; }
 # An empty value (file gone, key missing) never matches, even an empty one.
@@ -88,11 +89,15 @@ check policy.mode_auto_again grep -qx auto $pol/mode
 
 # laked stopped: the GPU batch in flight times out and trips the policy;
 # its items are run again on the CPU, later batches go to the CPU at once.
+# The GPU is forced until a batch waits on the stopped laked, so there is
+# one however slow the host, whose timeout then trips the policy in auto.
 trips=$(pol_of trips)
 stale=$(pol_of reason_stale_load)
 reruns=$(ctl_of gpu_reruns)
+echo gpu > $pol/mode
 kill -STOP $pid
-sleep 0.5
+check policy.stopped_laked_batch_waits wait_for 20 stat_gt in_flight 0
+echo auto > $pol/mode
 cpu=$(ctl_of done_cpu)
 check policy.stopped_laked_trips wait_for 20 pol_gt trips "$trips"
 check policy.stopped_laked_stale_load wait_for 20 pol_gt reason_stale_load "$stale"
