@@ -9,15 +9,14 @@
  * policy decides. Each worker checks its result bit for bit and counts it
  * on the side that produced it: whatever laked does, no item may be lost,
  * fail or come back wrong. A "hog" kthread is a second client of the
- * device: it keeps spin kernels queued on it to load it.
+ * device: it holds it busy with a kernel that runs until told to stop.
  *
  * Driven through debugfs lake/policy_selftest; reading it gives counters as
  * "key value" lines. Commands:
  *   start N            N workers (1..MAX_WORKERS)
  *   stop               stop them; each finishes its item first
  *   calibrate          lake_fallback_calibrate(), 3 rounds (calibrate_ret)
- *   hog ITERS BLOCKS   the second client: spin(ITERS) on BLOCKS blocks,
- *                      HOG_STREAMS kernels queued at all times
+ *   hog BLOCKS         the second client: hold on BLOCKS blocks until stopped
  *   hog 0              stop it
  */
 #include <linux/debugfs.h>
@@ -39,7 +38,8 @@
 #define MAX_WORKERS	8
 #define BATCH_BYTES	(MAX_BATCH * ITEM_WORDS * sizeof(u32))
 #define POISON		0xdeadbeef
-#define HOG_STREAMS	2
+/* The hog's blocks give up after this many spins: minutes at least. */
+#define HOG_MAX_SPINS	(1ULL << 40)
 
 struct item {
 	u32 a[ITEM_WORDS], b[ITEM_WORDS], c[ITEM_WORDS];
@@ -64,7 +64,6 @@ static struct {
 
 static struct {
 	struct task_struct *task;
-	u64 iters;
 	u32 blocks;
 	atomic64_t launches, done, errors;
 } hog;
@@ -280,20 +279,18 @@ err:
 }
 
 /*
- * The hog keeps HOG_STREAMS spin kernels queued, one per stream, and
- * replaces each as it finishes; it only polls (cuStreamQuery), so laked is
- * never held in a synchronize on its behalf and keeps sending its load
- * reports. While one kernel ends and its successor is launched, the others
- * keep the device busy: the load does not depend on how fast the host runs
- * the hog's round trips.
+ * The hog holds the device: one launch of hold on hog.blocks blocks that
+ * spin until it writes their flag when told to stop. Every executor of the
+ * host device stays busy from the launch to the stop, however fast the host
+ * runs, and laked is not held in a synchronize meanwhile, so its load
+ * reports go on and see the device busy.
  */
-static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out,
+static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *flag,
 			  CUstream *s)
 {
 	CUmodule mod;
 	CUdevice dev;
 	CUresult r;
-	int i;
 
 	r = cuInit(0);
 	if (!r)
@@ -303,68 +300,54 @@ static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out,
 	if (!r)
 		r = cuModuleLoad(&mod, "policy.cubin");
 	if (!r)
-		r = cuModuleGetFunction(fn, mod, "spin");
+		r = cuModuleGetFunction(fn, mod, "hold");
 	if (!r)
-		r = cuMemAlloc(out, HOG_STREAMS * hog.blocks * sizeof(u32));
-	for (i = 0; !r && i < HOG_STREAMS; i++)
-		r = cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING);
+		r = cuMemAlloc(flag, sizeof(int));
+	if (!r)
+		r = cuMemsetD32(*flag, 0, 1);
+	/* Non-blocking: the flag's write on the NULL stream does not wait for it. */
+	if (!r)
+		r = cuStreamCreate(s, CU_STREAM_NON_BLOCKING);
 	return r;
-}
-
-/* Launch on stream @i once it is idle; false on an error. */
-static bool hog_refill(CUfunction fn, CUdeviceptr out, CUstream *s, int i,
-		       bool *queued)
-{
-	unsigned long long iters = hog.iters;
-	CUdeviceptr o = out + i * hog.blocks * sizeof(u32);
-	void *params[] = { &iters, &o };
-	CUresult r = cuStreamQuery(s[i]);
-
-	if (r == CUDA_ERROR_NOT_READY)
-		return true;
-	if (queued[i] && !r)
-		atomic64_inc(&hog.done);
-	queued[i] = false;
-	if (r)
-		return false;
-	if (cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, s[i], params, NULL))
-		return false;
-	queued[i] = true;
-	atomic64_inc(&hog.launches);
-	return true;
 }
 
 static int hog_fn(void *unused)
 {
-	CUstream s[HOG_STREAMS] = {};
-	bool queued[HOG_STREAMS] = {};
+	unsigned long long max_spins = HOG_MAX_SPINS;
+	CUdeviceptr flag = 0;
+	void *params[] = { &flag, &max_spins };
 	CUcontext ctx = NULL;
-	CUdeviceptr out;
+	CUstream s = NULL;
+	bool held = false;
 	CUfunction fn;
 	CUresult r;
-	int i;
+	int one = 1;
 
-	r = hog_setup(&ctx, &fn, &out, s);
-	if (r)
+	r = hog_setup(&ctx, &fn, &flag, &s);
+	if (!r)
+		r = cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, s, params, NULL);
+	/* Sends the launch, and says it is running: it cannot end by itself yet. */
+	if (!r)
+		r = cuStreamQuery(s);
+	if (r == CUDA_ERROR_NOT_READY) {
+		held = true;
+		atomic64_inc(&hog.launches);
+	} else {
 		atomic64_inc(&hog.errors);
-	while (!kthread_should_stop()) {
-		if (r) {
-			msleep(20);
-			continue;
-		}
-		for (i = 0; i < HOG_STREAMS; i++) {
-			if (!hog_refill(fn, out, s, i, queued)) {
-				atomic64_inc(&hog.errors);
-				msleep(20);
-			}
-		}
-		usleep_range(500, 1000);
 	}
-	if (ctx && !r && cuCtxSynchronize())
-		atomic64_inc(&hog.errors);
-	for (i = 0; i < HOG_STREAMS; i++)
-		if (s[i])
-			cuStreamDestroy(s[i]);
+	while (!kthread_should_stop())
+		msleep(20);
+	if (held) {
+		r = cuMemcpyHtoD(flag, &one, sizeof(one));
+		if (!r)
+			r = cuStreamSynchronize(s);
+		if (r)
+			atomic64_inc(&hog.errors);
+		else
+			atomic64_inc(&hog.done);
+	}
+	if (s)
+		cuStreamDestroy(s);
 	if (ctx)
 		cuCtxDestroy(ctx);
 	return 0;
@@ -377,13 +360,12 @@ static void stop_hog(void)
 	hog.task = NULL;
 }
 
-static int start_hog(u64 iters, u32 blocks)
+static int start_hog(u32 blocks)
 {
 	struct task_struct *t;
 
 	if (hog.task || !blocks || blocks > 1024)
 		return -EINVAL;
-	hog.iters = iters;
 	hog.blocks = blocks;
 	t = kthread_run(hog_fn, NULL, "policy_hog");
 	if (IS_ERR(t))
@@ -425,7 +407,6 @@ static int ctl_open(struct inode *inode, struct file *f)
 
 static int ctl_command(char *cmd)
 {
-	unsigned long long iters;
 	unsigned int n;
 
 	if (sscanf(cmd, "start %u", &n) == 1)
@@ -444,8 +425,8 @@ static int ctl_command(char *cmd)
 		stop_hog();
 		return 0;
 	}
-	if (sscanf(cmd, "hog %llu %u", &iters, &n) == 2)
-		return start_hog(iters, n);
+	if (sscanf(cmd, "hog %u", &n) == 1)
+		return start_hog(n);
 	return -EINVAL;
 }
 
