@@ -227,7 +227,10 @@ int hd_pool_create(unsigned int workers);
 void hd_pool_destroy(void);
 int hd_pool_run(const struct lake_kernel_desc *desc, struct lake_dim3 grid,
 		struct lake_dim3 block, void **args);
-/* Percent of the pool's capacity that was busy since the previous call. */
+/*
+ * Percent of the pool's capacity that was busy since the previous call,
+ * blocks still running counted up to now.
+ */
 unsigned int hd_pool_utilization(void);
 
 /* errors.c */

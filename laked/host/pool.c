@@ -27,7 +27,15 @@ static struct {
 	pthread_t *threads;
 	unsigned int n;
 	bool stop;
-	u64 busy_ns;		/* executor time spent in blocks */
+	/*
+	 * Executor time spent in blocks, integrated whenever the number of
+	 * executors inside a chunk changes or a sample is taken: a chunk
+	 * longer than the sampling period counts in every sample it spans,
+	 * not all at once when it ends.
+	 */
+	u64 busy_ns;
+	unsigned int active;	/* executors inside a chunk */
+	u64 active_since;	/* when busy_ns was last brought up to date */
 	u64 sample_at, sample_busy;
 } pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -47,10 +55,17 @@ static void unlink_job(struct hd_job *j)
 	}
 }
 
+/* Bring busy_ns up to @now; pool.lock held. */
+static void account_busy(u64 now)
+{
+	pool.busy_ns += pool.active * (now - pool.active_since);
+	pool.active_since = now;
+}
+
 /* Run one chunk of @j's blocks; called and returns with pool.lock held. */
 static void run_chunk(struct hd_job *j)
 {
-	u64 b = j->next_block, end = b + j->chunk, t0;
+	u64 b = j->next_block, end = b + j->chunk;
 	struct lake_kernel_launch l = { .grid = j->grid, .block = j->block };
 	bool trapped = false;
 
@@ -60,9 +75,10 @@ static void run_chunk(struct hd_job *j)
 	if (end == j->nblocks)
 		unlink_job(j);
 	j->running++;
+	account_busy(hd_now_ns());
+	pool.active++;
 	pthread_mutex_unlock(&pool.lock);
 
-	t0 = hd_now_ns();
 	for (; b < end && !trapped; b++) {
 		l.block_idx.x = (unsigned int)(b % j->grid.x);
 		l.block_idx.y = (unsigned int)(b / j->grid.x % j->grid.y);
@@ -71,7 +87,8 @@ static void run_chunk(struct hd_job *j)
 	}
 
 	pthread_mutex_lock(&pool.lock);
-	pool.busy_ns += hd_now_ns() - t0;
+	account_busy(hd_now_ns());
+	pool.active--;
 	if (trapped && !j->trapped) {
 		/* A trap aborts the whole grid: hand out nothing more. */
 		j->trapped = true;
@@ -130,10 +147,13 @@ int hd_pool_run(const struct lake_kernel_desc *desc, struct lake_dim3 grid,
 
 unsigned int hd_pool_utilization(void)
 {
-	u64 now = hd_now_ns(), busy, span;
+	u64 now, busy, span;
 	unsigned int pct;
 
 	pthread_mutex_lock(&pool.lock);
+	/* Read under the lock: no executor may have accounted past it. */
+	now = hd_now_ns();
+	account_busy(now);
 	busy = pool.busy_ns - pool.sample_busy;
 	span = (now - pool.sample_at) * pool.n;
 	pool.sample_at = now;
@@ -154,8 +174,10 @@ int hd_pool_create(unsigned int workers)
 		return -ENOMEM;
 	pool.stop = false;
 	pool.busy_ns = 0;
+	pool.active = 0;
 	pool.sample_busy = 0;
 	pool.sample_at = hd_now_ns();
+	pool.active_since = pool.sample_at;
 	for (i = 0; i < workers; i++) {
 		if (pthread_create(&pool.threads[i], NULL, pool_worker, NULL)) {
 			pool.n = i;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernels of the CPU-fallback VM case: an integer vector add that a kernel
- * module can check bit for bit against its own CPU path, and a busy loop
+ * module can check bit for bit against its own CPU path, and a busy wait
  * that a second client runs to load the device.
  */
 #include <lake/kernel.h>
@@ -15,13 +15,16 @@ LAKE_KERNEL(iadd, IADD_PARAMS)
 		c[i] = a[i] + b[i];
 }
 
-/* iters steps of an LCG per thread: work the compiler cannot fold away. */
-LAKE_KERNEL(spin, SPIN_PARAMS)
+/*
+ * Each block spins until *flag is non-zero: the device stays fully busy for
+ * as long as the second client wants, however fast the host runs. After
+ * max_spins iterations a block gives up, so a lost client cannot hold the
+ * device for ever.
+ */
+LAKE_KERNEL(hold, HOLD_PARAMS)
 {
-	unsigned int x = blockIdx.x;
-	unsigned long long i;
+	unsigned long long spins = 0;
 
-	for (i = 0; i < iters; i++)
-		x = x * 1664525u + 1013904223u;
-	out[blockIdx.x] = x;
+	while (!*flag && spins < max_spins)
+		spins++;
 }

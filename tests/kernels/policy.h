@@ -5,6 +5,6 @@
 
 #define IADD_PARAMS	(const unsigned int *, a), (const unsigned int *, b), \
 			(unsigned int *, c), (int, n)
-#define SPIN_PARAMS	(unsigned long long, iters), (unsigned int *, out)
+#define HOLD_PARAMS	(const volatile int *, flag), (unsigned long long, max_spins)
 
 #endif

@@ -425,6 +425,42 @@ static void test_load_reports_queue_and_utilization(void **state)
 	CU(D->cuStreamDestroy(s));
 }
 
+/*
+ * A block that runs longer than the sampling period counts in every sample it
+ * spans, not only in the one taken after it ends: a device kept busy by long
+ * blocks must not look idle to the policy between their ends.
+ */
+static void test_utilization_counts_running_block(void **state)
+{
+	CUdeviceptr flag = zeroed(4), out = zeroed(4);
+	unsigned int seen = 0, during = 0;
+	struct lake_device_load l;
+	CUstream s;
+	int i;
+
+	(void)state;
+	CU(D->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	assert_int_equal(D->load(D, &l), 0);
+	CU(launch_wait(s, flag, out, SPIN_FOREVER));
+	/* Until the block has started: a generous bound, for a loaded host. */
+	for (i = 0; i < 5000 && !seen; i++) {
+		sleep_ms(1);
+		assert_int_equal(D->load(D, &l), 0);
+		seen = l.util_percent;
+	}
+	if (seen) {
+		sleep_ms(20);
+		assert_int_equal(D->load(D, &l), 0);
+		during = l.util_percent;
+	}
+	release_flag(flag, 1);
+	CU(D->cuStreamSynchronize(s));
+	CU(D->cuStreamDestroy(s));
+	assert_true(seen > 0);
+	/* One executor busy all along, out of TEST_WORKERS: exactly. */
+	assert_int_equal(during, 100 / TEST_WORKERS);
+}
+
 /* Poll without waiting, as a caller that only queries would: true once idle. */
 static bool finishes_unwaited(CUstream s)
 {
@@ -594,6 +630,7 @@ int main(void)
 		T(test_async_errors_latch),
 		T(test_free_waits_for_queued_work),
 		T(test_load_reports_queue_and_utilization),
+		T(test_utilization_counts_running_block),
 		T(test_batch_holds_nothing_back),
 		T(test_work_queued_during_a_synchronize),
 		T(test_threads_share_the_device),

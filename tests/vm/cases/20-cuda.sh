@@ -9,11 +9,26 @@ run() { ctl_checks $ctl "$1"; }
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 unregistered() { ! registered; }
+# wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds or time is up.
+wait_for() {
+	_w=$(($1 * 10))
+	shift
+	until "$@"; do
+		[ $_w -gt 0 ] || return 1
+		sleep 0.1
+		_w=$((_w - 1))
+	done
+}
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked.log 2>&1 &
 	pid=$!
-	for i in $(seq 50); do registered && return 0; sleep 0.1; done
-	return 1
+	wait_for 20 registered
+}
+stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
+# Every held worker has returned from its call.
+all_returned() {
+	ctl $ctl results > /tmp/returned &&
+		[ -s /tmp/returned ] && ! awk '$4 != 1 { bad = 1 } END { exit !bad }' /tmp/returned
 }
 # results_all CODE MAXMS: every held worker returned CODE within MAXMS.
 results_all() {
@@ -84,7 +99,7 @@ echo 1000 > /sys/module/lakelib/parameters/timeout_ms
 ctl $ctl "hold 1" > /dev/null
 kill -STOP $pid
 ctl $ctl go > /dev/null
-sleep 2
+check cuda.timeout_waited wait_for 20 all_returned
 check cuda.timeout_returns results_all 909 2500
 refuse cuda.timeout_fences registered
 kill -CONT $pid
@@ -92,14 +107,16 @@ wait $pid
 echo 3000 > /sys/module/lakelib/parameters/timeout_ms
 check cuda.laked_back_after_fence start_laked
 
-# kill -9 with calls in flight: all fail at once, nothing waits for the timeout.
+# kill -9 with calls in flight: all fail at once, nothing waits for the
+# timeout. laked is killed once all four calls wait on it, however long they
+# took to be sent (a call sent after the kill would fail as no_daemon).
 run stale_save
 ctl $ctl "hold 4" > /dev/null
 kill -STOP $pid
 ctl $ctl go > /dev/null
-sleep 0.5
+check cuda.kill9_calls_waiting wait_for 20 stat_ge in_flight 4
 kill -9 $pid
-sleep 0.5
+check cuda.kill9_returned wait_for 20 all_returned
 check cuda.kill9_fails_in_flight results_all 46 1500
 check cuda.kill9_unregisters unregistered
 run nodaemon

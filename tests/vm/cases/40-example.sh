@@ -9,6 +9,7 @@ stats=$dbg/lakelib_stats
 
 ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
 ex_gt() { [ "$(ex_of "$1")" -gt "$2" ]; }
+stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 # wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds or time is up.
 wait_for() {
 	_w=$(($1 * 10))
@@ -19,13 +20,13 @@ wait_for() {
 		_w=$((_w - 1))
 	done
 }
-registered() { [ "$(grep '^daemon_portid ' $stats | cut -d' ' -f2)" != 0 ]; }
+registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
 	pid=$!
-	for i in $(seq 50); do registered && return 0; sleep 0.1; done
-	return 1
+	wait_for 20 registered
 }
+in_flight() { [ "$(stat_of in_flight)" -gt 0 ]; }
 # run_on SIDE COUNT: COUNT more requests, all completed on SIDE, none wrong.
 run_on() {
 	_r=$(ex_of requests) _s=$(ex_of "$1")
@@ -40,7 +41,7 @@ all_done() {
 }
 
 check example.insmod_lakeshm insmod $M/lakeshm.ko size_mib=16
-check example.insmod_lakelib insmod $M/lakelib.ko timeout_ms=2000
+check example.insmod_lakelib insmod $M/lakelib.ko timeout_ms=20000
 check example.insmod insmod $M/lake_example_vadd.ko n=256 max_batch=8 window_us=2000
 check example.policy_registered grep -qx 'name example_vadd' $pol/status
 refuse example.bad_command sh -c "echo fly > $ex"
@@ -58,22 +59,25 @@ echo gpu > $pol/mode
 check example.gpu_forced run_on gpu 200
 check example.reason_forced_gpu grep -qx 'last_reason forced_gpu' $ex
 
-# kill -9 with requests in flight: laked is stopped first, so a GPU batch
-# is surely waiting on it. It fails at once and runs again on the CPU, and
-# the rest of the run goes to the CPU: every request completes. The run is
-# long enough to be still going when laked stops (an idle host ran 2,000
-# requests within the 0.3 s below), and the check says so if it was not.
-echo "run 50000" > $ex &
-writer=$!
-check example.gpu_running wait_for 5 ex_gt gpu 220
+# kill -9 with requests in flight: laked is stopped before the run starts,
+# so, the GPU being forced, the run's first batch waits on it whatever the
+# host's speed, and no batch can complete until laked is killed. The waiting
+# batch fails at once and runs again on the CPU, and the rest of the run
+# goes to the CPU: every request completes. lakelib's timeout is far above
+# the few moments this takes, so a call that ends in one was not freed by
+# laked's death.
+timeouts=$(stat_of timeouts)
 kill -STOP $pid
+echo "run 2000" > $ex &
+writer=$!
+check example.gpu_batch_waits wait_for 20 in_flight
 check example.stopped_mid_run kill -0 $writer
-sleep 0.3
 kill -9 $pid
 wait $writer
 echo "# after kill -9: $(tr '\n' ' ' < $ex)"
 check example.kill9_nothing_lost all_done
 check example.kill9_batch_rerun_on_cpu ex_gt gpu_reruns 0
+check example.kill9_fails_waiting_call sh -c "[ $(stat_of timeouts) = $timeouts ]"
 check example.cpu_after_kill run_on cpu 200
 check example.reason_after_kill grep -qx 'last_reason no_daemon' $ex
 refuse example.calibrate_without_laked sh -c "echo calibrate > $ex"

@@ -9,14 +9,14 @@
  * policy decides. Each worker checks its result bit for bit and counts it
  * on the side that produced it: whatever laked does, no item may be lost,
  * fail or come back wrong. A "hog" kthread is a second client of the
- * device: it launches spin kernels back to back to load it.
+ * device: it holds it busy with a kernel that runs until told to stop.
  *
  * Driven through debugfs lake/policy_selftest; reading it gives counters as
  * "key value" lines. Commands:
  *   start N            N workers (1..MAX_WORKERS)
  *   stop               stop them; each finishes its item first
  *   calibrate          lake_fallback_calibrate(), 3 rounds (calibrate_ret)
- *   hog ITERS BLOCKS   the second client: spin(ITERS) on BLOCKS blocks
+ *   hog BLOCKS         the second client: hold on BLOCKS blocks until stopped
  *   hog 0              stop it
  */
 #include <linux/debugfs.h>
@@ -40,9 +40,11 @@
 #define MAX_WORKERS	8
 #define BATCH_BYTES	(MAX_BATCH * ITEM_WORDS * sizeof(u32))
 #define POISON		0xdeadbeef
+/* The hog's blocks give up after this many spins: minutes at least. */
+#define HOG_MAX_SPINS	(1ULL << 40)
 
 LAKE_KERNEL_SIG(iadd, IADD_PARAMS);
-LAKE_KERNEL_SIG(spin, SPIN_PARAMS);
+LAKE_KERNEL_SIG(hold, HOLD_PARAMS);
 
 struct item {
 	u32 a[ITEM_WORDS], b[ITEM_WORDS], c[ITEM_WORDS];
@@ -67,9 +69,8 @@ static struct {
 
 static struct {
 	struct task_struct *task;
-	u64 iters;
 	u32 blocks;
-	atomic64_t launches, errors, launch_us;
+	atomic64_t launches, done, errors;
 } hog;
 
 static DEFINE_MUTEX(ctl_lock);
@@ -282,7 +283,15 @@ err:
 	return -ENOMEM;
 }
 
-static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out)
+/*
+ * The hog holds the device: one launch of hold on hog.blocks blocks that
+ * spin until it writes their flag when told to stop. Every executor of the
+ * host device stays busy from the launch to the stop, however fast the host
+ * runs, and laked is not held in a synchronize meanwhile, so its load
+ * reports go on and see the device busy.
+ */
+static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *flag,
+			  CUstream *s)
 {
 	CUmodule mod;
 	CUdevice dev;
@@ -296,40 +305,54 @@ static CUresult hog_setup(CUcontext *ctx, CUfunction *fn, CUdeviceptr *out)
 	if (!r)
 		r = cuModuleLoad(&mod, "policy.cubin");
 	if (!r)
-		r = lake_module_get_function(fn, mod, &lake_sig_spin);
+		r = lake_module_get_function(fn, mod, &lake_sig_hold);
 	if (!r)
-		r = cuMemAlloc(out, hog.blocks * sizeof(u32));
+		r = cuMemAlloc(flag, sizeof(int));
+	if (!r)
+		r = cuMemsetD32(*flag, 0, 1);
+	/* Non-blocking: the flag's write on the NULL stream does not wait for it. */
+	if (!r)
+		r = cuStreamCreate(s, CU_STREAM_NON_BLOCKING);
 	return r;
 }
 
 static int hog_fn(void *unused)
 {
-	unsigned long long iters = hog.iters;
+	unsigned long long max_spins = HOG_MAX_SPINS;
+	CUdeviceptr flag = 0;
+	void *params[] = { &flag, &max_spins };
 	CUcontext ctx = NULL;
-	CUdeviceptr out;
-	void *params[] = { &iters, &out };
+	CUstream s = NULL;
+	bool held = false;
 	CUfunction fn;
 	CUresult r;
-	u64 t0;
+	int one = 1;
 
-	r = hog_setup(&ctx, &fn, &out);
-	if (r)
-		atomic64_inc(&hog.errors);
-	while (!kthread_should_stop()) {
-		if (r) {
-			msleep(20);
-			continue;
-		}
-		t0 = ktime_get_ns();
-		if (cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, NULL, params, NULL) ||
-		    cuCtxSynchronize()) {
-			atomic64_inc(&hog.errors);
-			msleep(20);
-			continue;
-		}
+	r = hog_setup(&ctx, &fn, &flag, &s);
+	if (!r)
+		r = cuLaunchKernel(fn, hog.blocks, 1, 1, 1, 1, 1, 0, s, params, NULL);
+	/* Sends the launch, and says it is running: it cannot end by itself yet. */
+	if (!r)
+		r = cuStreamQuery(s);
+	if (r == CUDA_ERROR_NOT_READY) {
+		held = true;
 		atomic64_inc(&hog.launches);
-		atomic64_set(&hog.launch_us, (ktime_get_ns() - t0) / NSEC_PER_USEC);
+	} else {
+		atomic64_inc(&hog.errors);
 	}
+	while (!kthread_should_stop())
+		msleep(20);
+	if (held) {
+		r = cuMemcpyHtoD(flag, &one, sizeof(one));
+		if (!r)
+			r = cuStreamSynchronize(s);
+		if (r)
+			atomic64_inc(&hog.errors);
+		else
+			atomic64_inc(&hog.done);
+	}
+	if (s)
+		cuStreamDestroy(s);
 	if (ctx)
 		cuCtxDestroy(ctx);
 	return 0;
@@ -342,13 +365,12 @@ static void stop_hog(void)
 	hog.task = NULL;
 }
 
-static int start_hog(u64 iters, u32 blocks)
+static int start_hog(u32 blocks)
 {
 	struct task_struct *t;
 
 	if (hog.task || !blocks || blocks > 1024)
 		return -EINVAL;
-	hog.iters = iters;
 	hog.blocks = blocks;
 	t = kthread_run(hog_fn, NULL, "policy_hog");
 	if (IS_ERR(t))
@@ -372,9 +394,9 @@ static int ctl_show(struct seq_file *m, void *unused)
 		   atomic64_read(&st.done_gpu));
 	seq_printf(m, "wrong %lld\nerrors %lld\ncalibrate_ret %d\n",
 		   atomic64_read(&st.wrong), atomic64_read(&st.errors), calibrate_ret);
-	seq_printf(m, "hog_launches %lld\nhog_errors %lld\nhog_launch_us %lld\n",
-		   atomic64_read(&hog.launches), atomic64_read(&hog.errors),
-		   atomic64_read(&hog.launch_us));
+	seq_printf(m, "hog_launches %lld\nhog_done %lld\nhog_errors %lld\n",
+		   atomic64_read(&hog.launches), atomic64_read(&hog.done),
+		   atomic64_read(&hog.errors));
 	seq_printf(m, "items %llu\nbatches %llu\nclosed_full %llu\nclosed_window %llu\n",
 		   bs.items, bs.batches, bs.closed_full, bs.closed_window);
 	seq_printf(m, "alone %llu\ncpu_batches %llu\ngpu_batches %llu\ngpu_reruns %llu\n",
@@ -390,7 +412,6 @@ static int ctl_open(struct inode *inode, struct file *f)
 
 static int ctl_command(char *cmd)
 {
-	unsigned long long iters;
 	unsigned int n;
 
 	if (sscanf(cmd, "start %u", &n) == 1)
@@ -409,8 +430,8 @@ static int ctl_command(char *cmd)
 		stop_hog();
 		return 0;
 	}
-	if (sscanf(cmd, "hog %llu %u", &iters, &n) == 2)
-		return start_hog(iters, n);
+	if (sscanf(cmd, "hog %u", &n) == 1)
+		return start_hog(n);
 	return -EINVAL;
 }
 

@@ -6,9 +6,10 @@
  *
  *   concurrent  writer kthreads bound to each CPU (two at least) and a
  *               hard-irq writer (a pinned hrtimer) beside each capture into
- *               registry "smp" at once. Every record must be whole (all its
- *               features from one vector of one writer) and every writer's
- *               sequence complete and in order, with nothing dropped.
+ *               registry "smp" at once, each thread paced by its irq
+ *               writer. Every record must be whole (all its features from
+ *               one vector of one writer) and every writer's sequence
+ *               complete and in order, with nothing dropped.
  *   ring        registry "ring": a full ring drops the oldest and counts
  *               them; fetch since a time, truncate before one, capture
  *               without a vector, begin past max_open.
@@ -16,6 +17,7 @@
  * The registries stay until the next run or unload, so the case can read
  * their debugfs files.
  */
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -49,6 +51,7 @@ struct writer {
 	struct hrtimer timer;
 	u32 id, irq_id;
 	u32 seq, irq_seq;	/* committed so far */
+	u32 irq_ticks;		/* irq writer runs, committed or not */
 	u32 failed;		/* begin, capture or commit errors */
 	int cpu;
 };
@@ -98,6 +101,7 @@ static enum hrtimer_restart irq_write(struct hrtimer *t)
 {
 	struct writer *w = container_of(t, struct writer, timer);
 
+	WRITE_ONCE(w->irq_ticks, w->irq_ticks + 1);
 	if (write_vector(w->irq_id, w->irq_seq + 1))
 		w->failed++;
 	else
@@ -108,6 +112,20 @@ static enum hrtimer_restart irq_write(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/*
+ * The thread keeps pace with its irq writer, at most THREAD_VECTORS /
+ * IRQ_VECTORS vectors per irq run ahead, so the two overlap from start to
+ * end however fast the host: a fast one could otherwise finish the thread
+ * before the first tick.
+ */
+static bool thread_ahead(const struct writer *w)
+{
+	u32 ticks = READ_ONCE(w->irq_ticks);
+
+	return ticks < IRQ_VECTORS &&
+	       (u64)w->seq * IRQ_VECTORS >= (u64)(ticks + 1) * THREAD_VECTORS;
+}
+
 static int thread_write(void *arg)
 {
 	struct writer *w = arg;
@@ -116,6 +134,10 @@ static int thread_write(void *arg)
 	w->cpu = raw_smp_processor_id();
 	hrtimer_start(&w->timer, ns_to_ktime(IRQ_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
 	while (w->seq < THREAD_VECTORS) {
+		if (thread_ahead(w)) {
+			usleep_range(50, 100);
+			continue;
+		}
 		if (write_vector(w->id, w->seq + 1))
 			w->failed++;
 		else
