@@ -35,7 +35,7 @@ GUEST_BINS :=
 HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
 	tests/gpu/*.mk examples/*/*.mk
--include dist/install.mk
+-include lakectl/*.mk dist/install.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE
 all: modules user

@@ -34,7 +34,13 @@ $(INSTALL_LAKED): $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake
 		-DLAKED_CONFIG='"$(SYSCONFDIR)/lake/laked.conf"' \
 		$(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
 
-INSTALL_PROGS	:= $(INSTALL_LAKED)
+INSTALL_LAKECTL	:= $(BUILD)/install/lakectl
+$(INSTALL_LAKECTL): $(LAKECTL_SRCS) lakectl/ipc.h include/lake/genl.h include/lake/port.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(NL_CFLAGS) \
+		$(LAKECTL_SRCS) -o $@ $(NL_LIBS)
+
+INSTALL_PROGS	:= $(INSTALL_LAKED) $(INSTALL_LAKECTL)
 
 $(BUILD)/install/laked.service: dist/laked.service.in $(BUILD)/install/paths
 	@mkdir -p $(@D)

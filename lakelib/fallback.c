@@ -505,6 +505,47 @@ gpu_failed:
 }
 EXPORT_SYMBOL_GPL(lake_fallback_calibrate);
 
+/* --- lakectl (ctl.c) ----------------------------------------------------- */
+
+int lake_fallback_snapshot_nth(u32 idx, struct lake_policy_snapshot *snap)
+{
+	struct lake_fallback *fb;
+	int ret = -ENOENT;
+
+	spin_lock(&fallbacks_lock);
+	list_for_each_entry(fb, &fallbacks, node) {
+		if (idx--)
+			continue;
+		lake_fallback_snapshot(fb, snap);
+		ret = 0;
+		break;
+	}
+	spin_unlock(&fallbacks_lock);
+	return ret;
+}
+
+int lake_fallback_set_by_name(const char *name, const enum lake_policy_mode *mode,
+			      const u32 *crossover)
+{
+	struct lake_fallback *fb;
+	int ret = -ENOENT;
+
+	/* Under the list lock: the policy cannot be destroyed meanwhile. */
+	spin_lock(&fallbacks_lock);
+	list_for_each_entry(fb, &fallbacks, node) {
+		if (strcmp(fb->name, name))
+			continue;
+		ret = 0;
+		if (mode)
+			ret = lake_fallback_set_mode(fb, *mode);
+		if (!ret && crossover)
+			ret = lake_fallback_set_crossover(fb, *crossover);
+		break;
+	}
+	spin_unlock(&fallbacks_lock);
+	return ret;
+}
+
 void lake_fallback_init(void)
 {
 	policy_dir = debugfs_create_dir("policy", lake_debugfs_dir());

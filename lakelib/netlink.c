@@ -28,6 +28,7 @@ static struct genl_family lake_family;
 
 static DEFINE_SPINLOCK(daemon_lock);
 static u32 daemon_portid;
+static u32 daemon_pid;		/* the registering process, for lakectl */
 static char daemon_device[LAKE_GENL_DEVICE_MAX];
 static struct lake_genl_load daemon_load;
 static u64 daemon_load_ns;	/* when daemon_load arrived; 0: never */
@@ -49,6 +50,21 @@ bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns)
 	}
 	spin_unlock(&daemon_lock);
 	return have;
+}
+
+bool lake_nl_daemon_info(u32 *portid, u32 *pid, char *device, size_t size)
+{
+	spin_lock(&daemon_lock);
+	*portid = daemon_portid;
+	*pid = daemon_pid;
+	strscpy(device, daemon_device, size);
+	spin_unlock(&daemon_lock);
+	return *portid != 0;
+}
+
+const struct genl_family *lake_nl_family(void)
+{
+	return &lake_family;
 }
 
 /* Is the sender the registered daemon? Logs and counts when not. */
@@ -93,6 +109,8 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(daemon_portid, info->snd_portid);
+		/* genl runs a command in its sender's sendmsg: current sent it. */
+		daemon_pid = task_tgid_nr(current);
 		strscpy(daemon_device, dev, sizeof(daemon_device));
 		daemon_load_ns = 0;
 	}
@@ -267,11 +285,19 @@ int lake_nl_send_call(const void *blob, u32 len)
 	return ret;
 }
 
+/* POLICY_SET's attributes; the rest of lake_policy_attr is kernel -> user. */
+static const struct nla_policy lake_policy_set_policy[LAKE_POLICY_A_MAX + 1] = {
+	[LAKE_POLICY_A_NAME] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_NAME_MAX - 1 },
+	[LAKE_POLICY_A_MODE] = NLA_POLICY_MAX(NLA_U32, LAKE_GENL_MODE_GPU),
+	[LAKE_POLICY_A_CROSSOVER] = { .type = NLA_U32 },
+};
+
 static const struct nla_policy lake_policy[LAKE_A_MAX + 1] = {
 	[LAKE_A_RECORDS] = { .type = NLA_BINARY, .len = LAKE_GENL_RECORDS_MAX },
 	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
 	[LAKE_A_DEVICE] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_DEVICE_MAX - 1 },
 	[LAKE_A_VALUE] = { .type = NLA_U64 },
+	[LAKE_A_POLICY] = NLA_POLICY_NESTED(lake_policy_set_policy),
 };
 
 static const struct genl_ops lake_ops[] = {
@@ -280,6 +306,12 @@ static const struct genl_ops lake_ops[] = {
 	{ .cmd = LAKE_CMD_REPLY, .doit = lake_nl_reply, .flags = GENL_ADMIN_PERM },
 	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report, .flags = GENL_ADMIN_PERM },
 	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping },
+	/* lakectl (ctl.c) */
+	{ .cmd = LAKE_CMD_STATUS_GET, .doit = lake_ctl_status },
+	{ .cmd = LAKE_CMD_STATS_GET, .doit = lake_ctl_stats },
+	{ .cmd = LAKE_CMD_POLICY_GET, .dumpit = lake_ctl_policy_dump },
+	{ .cmd = LAKE_CMD_POLICY_SET, .doit = lake_ctl_policy_set, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_REGISTRY_GET, .dumpit = lake_ctl_registry_dump },
 };
 
 static struct genl_family lake_family __ro_after_init = {
