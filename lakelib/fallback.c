@@ -28,6 +28,7 @@
 #include <lake/fallback.h>
 #include <lake/shm.h>
 #include "lakelib.h"
+#include "trace.h"
 
 /* nr_procs of a device that cannot count them: judged on utilization. */
 #define PROCS_UNKNOWN	U32_MAX
@@ -334,6 +335,8 @@ enum lake_target lake_fallback_choose(struct lake_fallback *fb, u32 batch)
 
 	spin_lock_irqsave(&fb->lock, flags);
 	t = lake_policy_choose(fb->core, batch, ktime_get_ns());
+	trace_lake_fallback_decision(fb->name, batch, t == LAKE_TARGET_GPU,
+				     lake_policy_reason_str(lake_policy_last_reason(fb->core)));
 	spin_unlock_irqrestore(&fb->lock, flags);
 	return t;
 }

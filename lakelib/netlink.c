@@ -23,6 +23,7 @@
 #include <net/net_namespace.h>
 #include <lake/lakelib.h>
 #include "lakelib.h"
+#include "trace.h"
 
 static struct genl_family lake_family;
 
@@ -81,6 +82,7 @@ static bool from_daemon(struct genl_info *info, const char *what)
 static void daemon_gone(u32 portid, const char *why)
 {
 	bool was;
+	u32 pid;
 
 	spin_lock(&daemon_lock);
 	was = daemon_portid == portid && portid;
@@ -88,9 +90,11 @@ static void daemon_gone(u32 portid, const char *why)
 		WRITE_ONCE(daemon_portid, 0);
 		daemon_load_ns = 0;
 	}
+	pid = daemon_pid;
 	spin_unlock(&daemon_lock);
 	if (!was)
 		return;
+	trace_lake_daemon(false, portid, pid, why);
 	lake_fallback_notify();
 	pr_info("laked (portid %u) %s; failing calls in flight\n", portid, why);
 	lake_rpc_fail_all(LAKE_ERR_DAEMON_LOST);
@@ -122,6 +126,7 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	}
 	pr_info("laked registered (portid %u, device %s)\n", info->snd_portid, dev);
+	trace_lake_daemon(true, info->snd_portid, task_tgid_nr(current), dev);
 	lake_fallback_notify();
 	return 0;
 }

@@ -17,12 +17,14 @@
 
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "lakelib.h"
+#include "trace.h"
 
 #define ASYNC_MAX	1024	/* async records in flight before a barrier */
 #define LATCH_MAX	64
@@ -123,6 +125,7 @@ static void latch_error(const struct async_rec *a, u32 result)
 	latch[latch_count].stream = a->stream;
 	latch[latch_count].result = result;
 	latch_count++;
+	trace_lake_async_error(a->ctx, a->stream, a->id, result);
 }
 
 CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
@@ -212,6 +215,7 @@ void lake_rpc_fail_all(u32 result)
 CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
 {
 	unsigned long timeout = msecs_to_jiffies(lake_timeout_ms);
+	u64 t0 = ktime_get_ns();
 	CUresult ret;
 	long rc;
 
@@ -232,6 +236,7 @@ CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
 		return ret;
 	}
 	call->id = req->req_id;
+	trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, false);
 	spin_lock(&inflight_lock);
 	hash_add(inflight, &call->node, call->id);
 	spin_unlock(&inflight_lock);
@@ -268,6 +273,8 @@ out:
 	atomic64_dec(&lake_stats.in_flight);
 	if (ret != CUDA_SUCCESS)
 		atomic64_inc(&lake_stats.errors);
+	trace_lake_call_done(lake_wire_api(req->api)->name, req->ctx, call->id,
+			     ktime_get_ns() - t0, ret);
 	return ret;
 }
 
@@ -314,6 +321,7 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 		async_count++;
 		spin_unlock(&inflight_lock);
 		atomic64_inc(&lake_stats.async_queued);
+		trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, true);
 	}
 	mutex_unlock(&queue_lock);
 	if (ret) {

@@ -20,7 +20,6 @@ exits() {
 	[ $_rc = "$_want" ] || { echo "exit $_rc, want $_want"; return 1; }
 }
 as_nobody() { su -s /bin/sh nobody -c "$*"; }
-jq_is() { [ "$(jq -r "$2" "$1")" = "$3" ] || { echo "$2: $(jq -r "$2" "$1"), want $3"; return 1; }; }
 registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
@@ -28,42 +27,52 @@ start_laked() {
 	for i in $(seq 50); do registered && return 0; sleep 0.1; done
 	return 1
 }
+# same NAME FILE1 FILE2: equal once sorted, else the difference.
+same() {
+	sort "$2" > /tmp/a.sorted
+	sort "$3" > /tmp/b.sorted
+	cmp -s /tmp/a.sorted /tmp/b.sorted && return 0
+	echo "$1 differs:"; diff /tmp/a.sorted /tmp/b.sorted | head -n 5
+	return 1
+}
 # Every lakelib_stats counter (calls_X: calls of API X) equals lakectl's.
 stats_match() {
 	lakectl --json stats > /tmp/stats.json || return 1
 	grep -v -e '^daemon_portid ' -e '^load_' $stats > /tmp/stats.dbg
-	_cnt=0
-	while read -r k v; do
-		case $k in
-		calls_*) jq_is /tmp/stats.json ".calls.${k#calls_}" "$v" || return 1 ;;
-		*) jq_is /tmp/stats.json ".counters.$k" "$v" || return 1 ;;
-		esac
-		_cnt=$((_cnt + 1))
-	done < /tmp/stats.dbg
-	[ $_cnt -gt 40 ] && [ "$(jq '.calls | length' /tmp/stats.json)" -gt 30 ]
+	jq -r '(.counters | to_entries[] | "\(.key) \(.value)"),
+		(.calls | to_entries[] | "calls_\(.key) \(.value)")' /tmp/stats.json > /tmp/stats.ctl &&
+	[ "$(wc -l < /tmp/stats.ctl)" -gt 40 ] && same stats /tmp/stats.dbg /tmp/stats.ctl
 }
-# The policy's mode, crossovers, decisions, trips and every reason agree.
+# The policy's mode, crossovers, decisions, trips, last reason and every
+# reason count agree.
 policy_match() {
 	lakectl --json policy example_vadd > /tmp/pol.json || return 1
-	jq_is /tmp/pol.json '.[0].mode' "$(pol_of mode)" &&
-	jq_is /tmp/pol.json '.[0].crossover // "never"' "$(pol_of crossover)" &&
-	jq_is /tmp/pol.json '.[0].crossover_calibrated // "never"' "$(pol_of crossover_calibrated)" &&
-	jq_is /tmp/pol.json '.[0].decisions.cpu' "$(pol_of decisions_cpu)" &&
-	jq_is /tmp/pol.json '.[0].decisions.gpu' "$(pol_of decisions_gpu)" &&
-	jq_is /tmp/pol.json '.[0].trips' "$(pol_of trips)" &&
-	jq_is /tmp/pol.json '.[0].last_reason' "$(pol_of last_reason)" || return 1
-	for r in $(grep '^reason_' $pol/status | cut -d' ' -f1); do
-		jq_is /tmp/pol.json ".[0].reasons.${r#reason_}" "$(pol_of "$r")" || return 1
-	done
+	grep -E '^(mode|crossover|crossover_calibrated|decisions_cpu|decisions_gpu|trips|last_reason|reason_[a-z_]*) ' \
+		$pol/status > /tmp/pol.dbg
+	jq -r '.[0] | "mode \(.mode)", "crossover \(.crossover // "never")",
+		"crossover_calibrated \(.crossover_calibrated // "never")",
+		"decisions_cpu \(.decisions.cpu)", "decisions_gpu \(.decisions.gpu)",
+		"trips \(.trips)", "last_reason \(.last_reason)",
+		(.reasons | to_entries[] | "reason_\(.key) \(.value)")' /tmp/pol.json > /tmp/pol.ctl &&
+	same policy /tmp/pol.dbg /tmp/pol.ctl
 }
+# The registry's header, counters and schema lines, rebuilt from lakectl's JSON.
 registry_match() {
 	lakectl --json registry smp > /tmp/reg.json || return 1
-	_l=$(grep '^committed ' $dbg/registry/smp)
-	jq_is /tmp/reg.json '"committed \(.[0].committed) dropped \(.[0].dropped) truncated \(.[0].truncated) aborted \(.[0].aborted) begin_failed \(.[0].begin_failed)"' "$_l" &&
-	jq_is /tmp/reg.json '.[0].features | map("feature \(.name) size \(.size) entries \(.entries)") | join(",")' \
-		"$(sed -n 's/^feature [0-9]* /feature /p' $dbg/registry/smp | paste -sd,)" &&
-	jq_is /tmp/reg.json '"capacity \(.[0].capacity) count \(.[0].count)"' \
-		"$(sed -n 's/^registry smp \(capacity [0-9]* count [0-9]*\) .*/\1/p' $dbg/registry/smp)"
+	grep -E '^(registry|committed|feature) ' $dbg/registry/smp > /tmp/reg.dbg
+	jq -r '.[0] | "registry \(.name) capacity \(.capacity) count \(.count) open \(.open)/\(.max_open) vector_bytes \(.vector_bytes)",
+		"committed \(.committed) dropped \(.dropped) truncated \(.truncated) aborted \(.aborted) begin_failed \(.begin_failed)",
+		(.features | to_entries[] | "feature \(.key) \(.value.name) size \(.value.size) entries \(.value.entries)")' \
+		/tmp/reg.json > /tmp/reg.ctl &&
+	same registry /tmp/reg.dbg /tmp/reg.ctl
+}
+# The status, as "key value" lines.
+status_is() {
+	lakectl --json status > /tmp/st.json
+	jq -r '"registered \(.daemon.registered) pid \(.daemon.pid) portid \(.daemon.portid) device \(.daemon.device) size \(.region.size) used \(.region.used) in_flight \(.in_flight) timeout_ms \(.timeout_ms)"' \
+		/tmp/st.json > /tmp/st.ctl
+	echo "$1" > /tmp/st.want
+	same status /tmp/st.want /tmp/st.ctl
 }
 
 check lakectl.help lakectl --help
@@ -77,16 +86,7 @@ check lakectl.no_daemon_json sh -c 'lakectl --json status > /tmp/st.json; jq -e 
 check lakectl.laked_registers start_laked
 check lakectl.status lakectl status
 check lakectl.status_text sh -c "lakectl status | grep -q 'registered, pid $pid'"
-lakectl --json status > /tmp/st.json
-cat /tmp/st.json
-check lakectl.status_json_parses jq -e . /tmp/st.json
-check lakectl.status_pid jq_is /tmp/st.json .daemon.pid "$pid"
-check lakectl.status_portid jq_is /tmp/st.json .daemon.portid "$(stat_of daemon_portid)"
-check lakectl.status_device jq_is /tmp/st.json .daemon.device host
-check lakectl.status_region_size jq_is /tmp/st.json .region.size $((16 << 20))
-check lakectl.status_region_used jq_is /tmp/st.json .region.used "$(grep '^used ' $dbg/shm_stats | cut -d' ' -f2)"
-check lakectl.status_in_flight jq_is /tmp/st.json .in_flight 0
-check lakectl.status_timeout jq_is /tmp/st.json .timeout_ms 2000
+check lakectl.status_json status_is "registered true pid $pid portid $(stat_of daemon_portid) device host size $((16 << 20)) used $(grep '^used ' $dbg/shm_stats | cut -d' ' -f2) in_flight 0 timeout_ms 2000"
 
 # Work through the example: calls, bytes and decisions to count.
 check lakectl.insmod_example insmod $M/lake_example_vadd.ko n=256 max_batch=8 window_us=2000
