@@ -43,6 +43,7 @@ GUEST_BINS :=
 HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
 	tests/gpu/*.mk examples/*/*.mk
+-include lakectl/*.mk dist/install.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu bench demo \
 	clean FORCE no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)

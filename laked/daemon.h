@@ -74,4 +74,25 @@ struct laked_sandbox_cfg {
  */
 int laked_sandbox_enter(const struct lake_driver *drv, const struct laked_sandbox_cfg *cfg);
 
+/*
+ * service.c: the configuration file, read into "--key=value" arguments that
+ * go before the command line's, and systemd's readiness notification.
+ */
+struct laked_config_args {
+	int argc;
+	char **argv;
+};
+
+/*
+ * 0 (a missing file is empty unless @must_exist), or -errno with a message
+ * naming the file and line in @err.
+ */
+int laked_config_read(const char *path, bool must_exist, struct laked_config_args *out,
+		      char *err, size_t errlen);
+void laked_config_free(struct laked_config_args *a);
+/* The $NOTIFY_SOCKET datagram socket, connected; -ENOENT when unset, or -errno. */
+int laked_notify_open(void);
+/* Send @state ("READY=1", ...); a no-op for fd < 0. 0 or -errno. */
+int laked_notify(int fd, const char *state);
+
 #endif /* LAKED_DAEMON_H */

@@ -14,7 +14,13 @@
 #include <lake/wire.h>
 #include "laked/driver.h"
 
+/* Defaults; `make install` builds laked with its PREFIX's and SYSCONFDIR's. */
+#ifndef LAKED_MODULE_DIR
 #define LAKED_MODULE_DIR	"/usr/lib/lake/kernels"
+#endif
+#ifndef LAKED_CONFIG
+#define LAKED_CONFIG		"/etc/lake/laked.conf"
+#endif
 
 struct laked;
 

@@ -7,7 +7,9 @@
  * SIGINT, which unregisters and tears down in reverse order.
  *
  * laked stays in the foreground and logs to stderr, or with --syslog to
- * syslog: a service manager supervises it.
+ * syslog: a service manager supervises it. Under systemd (Type=notify) it
+ * reports ready once registered and sandboxed (service.c). Options come
+ * from the configuration file first, then from the command line, which wins.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +51,7 @@ enum {
 	OPT_SANDBOX_LOG,
 	OPT_TEST_KILL,
 	OPT_TEST_RCVBUF,
+	OPT_CONFIG,
 };
 
 static const struct option longopts[] = {
@@ -62,6 +65,7 @@ static const struct option longopts[] = {
 	{ "sandbox-log", no_argument, NULL, OPT_SANDBOX_LOG },
 	{ "test-seccomp-kill", no_argument, NULL, OPT_TEST_KILL },
 	{ "test-rcvbuf", required_argument, NULL, OPT_TEST_RCVBUF },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -70,6 +74,8 @@ static const struct option longopts[] = {
 static const char usage[] =
 	"usage: laked [options]\n"
 	"Serve the CUDA driver calls of kernel modules made through lakelib.ko.\n\n"
+	"  --config FILE            options file (" LAKED_CONFIG ", if present);\n"
+	"                           the command line overrides it\n"
 	"  --device=auto|cuda|host  device to run calls on (auto: CUDA when usable)\n"
 	"  --module-dir DIR         where cuModuleLoad paths resolve (" LAKED_MODULE_DIR ")\n"
 	"  --user NAME              the user laked becomes after setup (" LAKED_USER ")\n"
@@ -81,7 +87,8 @@ static const char usage[] =
 	"  --test-seccomp-kill      make a forbidden syscall once sandboxed (tests)\n"
 	"  --test-rcvbuf BYTES      a tiny netlink receive buffer, 1..65536 (tests)\n"
 	"  -v, --verbose            log every failed call\n"
-	"  -h, --help               this text\n";
+	"  -h, --help               this text\n"
+	"See laked(8).\n";
 
 /* 0: run; 1: help was printed; -1: bad usage. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -89,6 +96,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	unsigned long n;
 	char *end;
 	int c;
+
+	optind = 0;
 
 	*o = (struct options){
 		.device = "auto",
@@ -102,8 +111,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_DEVICE:
 			o->device = optarg;
 			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
-			    strcmp(optarg, "host"))
+			    strcmp(optarg, "host")) {
+				fprintf(stderr, "laked: --device=%s: not auto, cuda or host\n", optarg);
 				goto bad;
+			}
 			break;
 		case OPT_MODULE_DIR:
 			o->module_dir = optarg;
@@ -114,14 +125,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_LOAD_PERIOD:
 			errno = 0;
 			n = strtoul(optarg, &end, 10);
-			if (errno || *end || !n || n > LOAD_PERIOD_MS_MAX)
+			if (errno || *end || !n || n > LOAD_PERIOD_MS_MAX) {
+				fprintf(stderr, "laked: --load-period-ms=%s: not in 1..%d\n", optarg,
+					LOAD_PERIOD_MS_MAX);
 				goto bad;
+			}
 			o->load_period_ms = (u32)n;
 			break;
 		case OPT_SYSLOG:
 			o->syslog = true;
 			break;
 		case OPT_FOREGROUND:
+		case OPT_CONFIG:
 			break;
 		case OPT_NO_SANDBOX:
 			o->sandbox = false;
@@ -336,22 +351,66 @@ static int block_signals(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * The configuration file's options in @cfg, and those followed by the
+ * command line's in @args (argv[0] first, strings borrowed from argv and
+ * @cfg); 0, or -1 after saying why.
+ */
+static int options_with_config(int argc, char **argv, struct laked_config_args *cfg,
+			       struct laked_config_args *args)
+{
+	const char *path = NULL;
+	char err[256];
+	int c, i;
+
+	/* A first pass for --config alone; the second pass checks everything. */
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1)
+		if (c == OPT_CONFIG)
+			path = optarg;
+	opterr = 1;
+	if (laked_config_read(path ? path : LAKED_CONFIG, path != NULL, cfg, err, sizeof(err))) {
+		fprintf(stderr, "laked: %s\n", err);
+		return -1;
+	}
+	args->argc = argc + cfg->argc;
+	args->argv = calloc((size_t)args->argc + 1, sizeof(char *));
+	if (!args->argv) {
+		laked_config_free(cfg);
+		fputs("laked: out of memory\n", stderr);
+		return -1;
+	}
+	args->argv[0] = argv[0];
+	for (i = 0; i < cfg->argc; i++)
+		args->argv[1 + i] = cfg->argv[i];
+	for (i = 1; i < argc; i++)
+		args->argv[cfg->argc + i] = argv[i];
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char device[LAKE_GENL_DEVICE_MAX];
 	struct laked_shm shm = {};
 	struct laked_config cfg = {};
 	struct laked_sandbox_cfg sb = {};
+	struct laked_config_args conf, args;
 	struct lake_driver *drv;
 	char *module_dir = NULL;
 	struct laked_nl *nl;
 	struct options o;
 	struct laked *d;
-	int sigfd, ret, rc = 1;
+	int sigfd, ret, rc = 1, notify_fd = -1;
 
-	ret = parse_options(argc, argv, &o);
-	if (ret)
+	if (options_with_config(argc, argv, &conf, &args))
+		return 2;
+	ret = parse_options(args.argc, args.argv, &o);
+	if (ret) {
+		free(args.argv);
+		laked_config_free(&conf);
 		return ret < 0 ? 2 : 0;
+	}
 	laked_log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
 	if (o.sandbox && sandbox_user(o.user, &sb))
 		goto out;
@@ -361,6 +420,10 @@ int main(int argc, char **argv)
 			laked_log(LOG_WARNING, "cannot reach syslog (%s): logging to stderr",
 				  strerrorname_np(-ret));
 	}
+	notify_fd = laked_notify_open();
+	if (notify_fd < 0 && notify_fd != -ENOENT)
+		laked_log(LOG_WARNING, "NOTIFY_SOCKET: %s: systemd will not hear that laked is ready",
+			  strerrorname_np(-notify_fd));
 	sigfd = block_signals();
 	if (sigfd < 0) {
 		laked_log(LOG_ERR, "signalfd: %s", strerrorname_np(-sigfd));
@@ -412,7 +475,10 @@ int main(int argc, char **argv)
 		forbidden_syscall();
 		goto err_unregister;
 	}
+	if (laked_notify(notify_fd, "READY=1"))
+		laked_log(LOG_WARNING, "NOTIFY_SOCKET: READY=1 not sent");
 	rc = serve(d, drv, nl, sigfd, o.load_period_ms);
+	laked_notify(notify_fd, "STOPPING=1");
 
 err_unregister:
 	laked_nl_unregister(nl);
@@ -430,5 +496,9 @@ err_sigfd:
 out:
 	laked_log(rc ? LOG_ERR : LOG_INFO, "exiting (%d)", rc);
 	laked_log_close();
+	if (notify_fd >= 0)
+		close(notify_fd);
+	free(args.argv);
+	laked_config_free(&conf);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <lake/fallback.h>
 #include <lake/shm.h>
 #include "lakelib.h"
+#include "trace.h"
 
 /* nr_procs of a device that cannot count them: judged on utilization. */
 #define PROCS_UNKNOWN	U32_MAX
@@ -334,6 +335,8 @@ enum lake_target lake_fallback_choose(struct lake_fallback *fb, u32 batch)
 
 	spin_lock_irqsave(&fb->lock, flags);
 	t = lake_policy_choose(fb->core, batch, ktime_get_ns());
+	trace_lake_fallback_decision(fb->name, batch, t == LAKE_TARGET_GPU,
+				     lake_policy_reason_str(lake_policy_last_reason(fb->core)));
 	spin_unlock_irqrestore(&fb->lock, flags);
 	return t;
 }
@@ -504,6 +507,47 @@ gpu_failed:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(lake_fallback_calibrate);
+
+/* --- lakectl (ctl.c) ----------------------------------------------------- */
+
+int lake_fallback_snapshot_nth(u32 idx, struct lake_policy_snapshot *snap)
+{
+	struct lake_fallback *fb;
+	int ret = -ENOENT;
+
+	spin_lock(&fallbacks_lock);
+	list_for_each_entry(fb, &fallbacks, node) {
+		if (idx--)
+			continue;
+		lake_fallback_snapshot(fb, snap);
+		ret = 0;
+		break;
+	}
+	spin_unlock(&fallbacks_lock);
+	return ret;
+}
+
+int lake_fallback_set_by_name(const char *name, const enum lake_policy_mode *mode,
+			      const u32 *crossover)
+{
+	struct lake_fallback *fb;
+	int ret = -ENOENT;
+
+	/* Under the list lock: the policy cannot be destroyed meanwhile. */
+	spin_lock(&fallbacks_lock);
+	list_for_each_entry(fb, &fallbacks, node) {
+		if (strcmp(fb->name, name))
+			continue;
+		ret = 0;
+		if (mode)
+			ret = lake_fallback_set_mode(fb, *mode);
+		if (!ret && crossover)
+			ret = lake_fallback_set_crossover(fb, *crossover);
+		break;
+	}
+	spin_unlock(&fallbacks_lock);
+	return ret;
+}
 
 void lake_fallback_init(void)
 {

@@ -55,6 +55,28 @@ static int registry_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(registry);
 
+int lake_features_visit_nth(u32 idx, lake_features_visit_t fn, void *arg)
+{
+	struct lake_reg_stats st;
+	struct lake_features *fr;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	/* Under the list mutex: the registry cannot be destroyed meanwhile. */
+	mutex_lock(&registries_lock);
+	list_for_each_entry(fr, &registries, node) {
+		if (idx--)
+			continue;
+		spin_lock_irqsave(&fr->lock, flags);
+		lake_reg_get_stats(fr->core, &st);
+		spin_unlock_irqrestore(&fr->lock, flags);
+		ret = fn(fr->core, &st, arg);
+		break;
+	}
+	mutex_unlock(&registries_lock);
+	return ret;
+}
+
 struct lake_features *lake_features_create(const char *name,
 					   const struct lake_feature_desc *schema,
 					   u32 nr_features, u32 capacity,

@@ -20,7 +20,12 @@
 #include <linux/wait.h>
 #include <lake/cuda.h>
 #include <lake/genl.h>
+#include <lake/policy.h>
 #include <lake/wire.h>
+
+struct genl_info;
+struct netlink_callback;
+struct sk_buff;
 
 /* CUresults lakelib itself produces (documented in README). */
 #define LAKE_ERR_NO_DAEMON	CUDA_ERROR_NO_DEVICE		/* no laked registered */
@@ -94,6 +99,29 @@ void lake_fallback_exit(void);
 void lake_fallback_notify(void);
 void lake_features_init(void);
 void lake_features_exit(void);
+/* For lakectl (ctl.c): policies and registries by position in their list. */
+struct lake_policy_snapshot;
+struct lake_reg;
+struct lake_reg_stats;
+/* The @idx-th policy's state; -ENOENT past the last. Process context. */
+int lake_fallback_snapshot_nth(u32 idx, struct lake_policy_snapshot *snap);
+/* Set the mode and/or crossover (NULL: leave) of the policy @name; -ENOENT, -EINVAL. */
+int lake_fallback_set_by_name(const char *name, const enum lake_policy_mode *mode,
+			      const u32 *crossover);
+typedef int (*lake_features_visit_t)(const struct lake_reg *reg,
+				     const struct lake_reg_stats *st, void *arg);
+/* @fn on the @idx-th registry, which stays alive meanwhile; its result, or -ENOENT. */
+int lake_features_visit_nth(u32 idx, lake_features_visit_t fn, void *arg);
+
+/* ctl.c: lakectl's commands of the genl family (netlink.c lists them). */
+int lake_ctl_status(struct sk_buff *skb, struct genl_info *info);
+int lake_ctl_stats(struct sk_buff *skb, struct genl_info *info);
+int lake_ctl_policy_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int lake_ctl_policy_set(struct sk_buff *skb, struct genl_info *info);
+int lake_ctl_registry_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* netlink.c: who registered, for lakectl; false when no daemon is. */
+bool lake_nl_daemon_info(u32 *portid, u32 *pid, char *device, size_t size);
+const struct genl_family *lake_nl_family(void);
 
 /* stats.c */
 struct lake_stats {

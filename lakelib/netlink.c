@@ -40,6 +40,7 @@
 #include <lake/lakelib.h>
 #include <lake/shm.h>
 #include "lakelib.h"
+#include "trace.h"
 
 static struct genl_family lake_family;
 
@@ -82,6 +83,21 @@ bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns)
 	return have;
 }
 
+bool lake_nl_daemon_info(u32 *portid, u32 *pid, char *device, size_t size)
+{
+	spin_lock(&daemon_lock);
+	*portid = daemon_portid;
+	*pid = pid_nr(daemon_pid);
+	strscpy(device, daemon_device, size);
+	spin_unlock(&daemon_lock);
+	return *portid != 0;
+}
+
+const struct genl_family *lake_nl_family(void)
+{
+	return &lake_family;
+}
+
 /* Is the sender the registered daemon? Logs and counts when not. */
 static bool from_daemon(struct genl_info *info, const char *what)
 {
@@ -117,8 +133,9 @@ static bool daemon_clear(u32 *portid, u64 gen, struct pid **pid)
 }
 
 /* Portid already cleared: nothing new reaches the daemon. */
-static void daemon_teardown(u32 portid, const char *why)
+static void daemon_teardown(u32 portid, struct pid *pid, const char *why)
 {
+	trace_lake_daemon(false, portid, pid_nr(pid), why);
 	lake_fallback_notify();
 	pr_info("laked (portid %u) %s; failing calls in flight\n", portid, why);
 	lake_rpc_daemon_gone();
@@ -136,7 +153,7 @@ static void daemon_gone(u32 portid, const char *why)
 
 	if (!daemon_clear(&portid, 0, &pid))
 		return;
-	daemon_teardown(portid, why);
+	daemon_teardown(portid, pid, why);
 	put_pid(pid);
 }
 
@@ -182,7 +199,7 @@ void lake_nl_fence(u64 gen)
 			pr_err("laked (pid %d) still running %u ms after SIGKILL; its device may still write\n",
 			       pid_nr(pid), lake_timeout_ms);
 	}
-	daemon_teardown(portid, "fenced");
+	daemon_teardown(portid, pid, "fenced");
 	put_pid(pid);
 }
 
@@ -223,6 +240,7 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	}
 	pr_info("laked registered (portid %u, device %s)\n", info->snd_portid, dev);
+	trace_lake_daemon(true, info->snd_portid, task_tgid_nr(current), dev);
 	lake_fallback_notify();
 	return 0;
 }
@@ -409,11 +427,19 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 	return ret;
 }
 
+/* POLICY_SET's attributes; the rest of lake_policy_attr is kernel -> user. */
+static const struct nla_policy lake_policy_set_policy[LAKE_POLICY_A_MAX + 1] = {
+	[LAKE_POLICY_A_NAME] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_NAME_MAX - 1 },
+	[LAKE_POLICY_A_MODE] = NLA_POLICY_MAX(NLA_U32, LAKE_GENL_MODE_GPU),
+	[LAKE_POLICY_A_CROSSOVER] = { .type = NLA_U32 },
+};
+
 static const struct nla_policy lake_policy[LAKE_A_MAX + 1] = {
 	[LAKE_A_RECORDS] = { .type = NLA_BINARY, .len = LAKE_GENL_RECORDS_MAX },
 	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
 	[LAKE_A_DEVICE] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_DEVICE_MAX - 1 },
 	[LAKE_A_VALUE] = { .type = NLA_U64 },
+	[LAKE_A_POLICY] = NLA_POLICY_NESTED(lake_policy_set_policy),
 };
 
 static const struct genl_ops lake_ops[] = {
@@ -422,6 +448,12 @@ static const struct genl_ops lake_ops[] = {
 	{ .cmd = LAKE_CMD_REPLY, .doit = lake_nl_reply, .flags = GENL_ADMIN_PERM },
 	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report, .flags = GENL_ADMIN_PERM },
 	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping },
+	/* lakectl (ctl.c) */
+	{ .cmd = LAKE_CMD_STATUS_GET, .doit = lake_ctl_status },
+	{ .cmd = LAKE_CMD_STATS_GET, .doit = lake_ctl_stats },
+	{ .cmd = LAKE_CMD_POLICY_GET, .dumpit = lake_ctl_policy_dump },
+	{ .cmd = LAKE_CMD_POLICY_SET, .doit = lake_ctl_policy_set, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_REGISTRY_GET, .dumpit = lake_ctl_registry_dump },
 };
 
 static struct genl_family lake_family __ro_after_init = {

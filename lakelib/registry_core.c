@@ -187,6 +187,15 @@ u32 lake_reg_nr_features(const struct lake_reg *reg)
 	return reg->nr_features;
 }
 
+const char *lake_reg_feature(const struct lake_reg *reg, u32 idx, u32 *size, u32 *entries)
+{
+	if (idx >= reg->nr_features)
+		return NULL;
+	*size = reg->feat[idx].size;
+	*entries = reg->feat[idx].entries;
+	return reg->feat[idx].name;
+}
+
 u32 lake_reg_vector_bytes(const struct lake_reg *reg)
 {
 	return reg->vector_bytes;

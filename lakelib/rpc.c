@@ -25,12 +25,14 @@
 
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "lakelib.h"
+#include "trace.h"
 
 #define ASYNC_MAX	1024	/* async records in flight before a barrier */
 #define WHOLE_CTX	U64_MAX	/* a latched error for every stream of its context */
@@ -112,7 +114,7 @@ static CUresult send_result(int err)
 }
 
 /* inflight_lock held. The first error of a (context, stream) is the one CUDA reports. */
-static void latch_error(u64 ctx, u64 stream, u32 result)
+static void latch_error(u64 ctx, u64 stream, u64 id, u32 result)
 {
 	struct latched *l, *same_ctx = NULL;
 
@@ -123,6 +125,7 @@ static void latch_error(u64 ctx, u64 stream, u32 result)
 			return;
 		same_ctx = l;
 	}
+	trace_lake_async_error(ctx, stream, id, result);
 	l = kmalloc(sizeof(*l), GFP_ATOMIC);
 	if (l) {
 		l->ctx = ctx;
@@ -187,7 +190,7 @@ static void drop_queued(u32 result)
 		a = &async_ring[(async_head + i) % ASYNC_MAX];
 		if (a->id < queue_first)
 			continue;
-		latch_error(a->ctx, a->stream, result);
+		latch_error(a->ctx, a->stream, a->id, result);
 		a->id = 0;
 		dropped++;
 	}
@@ -303,7 +306,7 @@ void lake_rpc_deliver(const struct lake_wire_rep *rep)
 
 		if (a->id != rep->req_id)
 			continue;
-		latch_error(a->ctx, a->stream, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
+		latch_error(a->ctx, a->stream, a->id, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
 		atomic64_inc(&lake_stats.async_errors);
 		a->id = 0;	/* answered; retire_before() drops it in order */
 		spin_unlock(&inflight_lock);
@@ -360,6 +363,7 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 {
 	u64 gen = lake_nl_gen();
 	bool sent = false;
+	u64 t0 = ktime_get_ns();
 	CUresult ret;
 	long rc;
 
@@ -384,6 +388,7 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 		goto out;
 	}
 	call->id = req->req_id;
+	trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, false);
 	spin_lock(&inflight_lock);
 	hash_add(inflight, &call->node, call->id);
 	spin_unlock(&inflight_lock);
@@ -414,6 +419,8 @@ out:
 	give_up(req, ret, sent, gen);
 	if (ret != CUDA_SUCCESS)
 		atomic64_inc(&lake_stats.errors);
+	trace_lake_call_done(lake_wire_api(req->api)->name, req->ctx, call->id,
+			     ktime_get_ns() - t0, ret);
 	return ret;
 }
 
@@ -467,6 +474,7 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 		async_count++;
 		spin_unlock(&inflight_lock);
 		atomic64_inc(&lake_stats.async_queued);
+		trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, true);
 	}
 	queue_unlock();
 	if (ret)

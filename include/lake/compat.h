@@ -19,4 +19,11 @@ static inline void lake_vm_flags_clear(struct vm_area_struct *vma, unsigned long
 #endif
 }
 
+/* Tracepoints: __assign_str() takes the __string() field's source from 6.10 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define LAKE_TRACE_ASSIGN_STR(dst, src)	__assign_str(dst)
+#else
+#define LAKE_TRACE_ASSIGN_STR(dst, src)	__assign_str(dst, src)
+#endif
+
 #endif /* LAKE_COMPAT_H */

@@ -18,7 +18,10 @@
 /*
  * Direction and attributes of each command. Commands sent by laked need
  * GENL_ADMIN_PERM; only the registered daemon's portid may send any but
- * LAKE_CMD_REGISTER.
+ * LAKE_CMD_REGISTER. The *_GET commands are lakectl's, open to any user;
+ * LAKE_CMD_POLICY_SET needs GENL_ADMIN_PERM. spec/lake.yaml describes the
+ * whole family in the kernel's spec format; scripts/check-spec (make test)
+ * keeps this header and lakelib/netlink.c's policies and ops in step.
  */
 enum lake_genl_cmd {
 	LAKE_CMD_UNSPEC,
@@ -37,6 +40,16 @@ enum lake_genl_cmd {
 	 * sends the same command and value back. A bare round trip either way.
 	 */
 	LAKE_CMD_PING,
+	/* any user -> kernel: no attributes; reply: daemon and region */
+	LAKE_CMD_STATUS_GET,
+	/* any user -> kernel: no attributes; reply: LAKE_A_STAT, LAKE_A_API_CALLS */
+	LAKE_CMD_STATS_GET,
+	/* any user -> kernel, dump: one LAKE_A_POLICY per policy */
+	LAKE_CMD_POLICY_GET,
+	/* admin -> kernel: LAKE_A_POLICY with a name and a mode or crossover */
+	LAKE_CMD_POLICY_SET,
+	/* any user -> kernel, dump: one LAKE_A_REGISTRY per feature registry */
+	LAKE_CMD_REGISTRY_GET,
 	__LAKE_CMD_MAX,
 };
 #define LAKE_CMD_MAX	(__LAKE_CMD_MAX - 1)
@@ -48,9 +61,90 @@ enum lake_genl_attr {
 	LAKE_A_DEVICE,	/* NUL-terminated, at most LAKE_GENL_DEVICE_MAX bytes */
 	LAKE_A_VALUE,	/* u64 */
 	LAKE_A_PAD,	/* alignment padding for 64-bit attributes */
+	/* lakectl's, kernel -> user only but LAKE_A_POLICY */
+	LAKE_A_PORTID,		/* u32: the registered daemon's socket; 0: none */
+	LAKE_A_PID,		/* u32: the process that registered it */
+	LAKE_A_REGION_SIZE,	/* u64: bytes of the shared region; absent: no lakeshm region */
+	LAKE_A_REGION_USED,	/* u64: bytes allocated in it */
+	LAKE_A_IN_FLIGHT,	/* u64: calls waiting for laked */
+	LAKE_A_TIMEOUT_MS,	/* u32: lakelib's timeout_ms */
+	LAKE_A_STAT,		/* nest, repeated: lake_ctr_attr, one lakelib counter */
+	LAKE_A_API_CALLS,	/* nest, repeated: lake_ctr_attr, calls of one API */
+	LAKE_A_POLICY,		/* nest: lake_policy_attr */
+	LAKE_A_REGISTRY,	/* nest: lake_registry_attr */
 	__LAKE_A_MAX,
 };
 #define LAKE_A_MAX	(__LAKE_A_MAX - 1)
+
+/* A named counter. */
+enum lake_ctr_attr {
+	LAKE_CTR_A_UNSPEC,
+	LAKE_CTR_A_NAME,	/* string */
+	LAKE_CTR_A_VALUE,	/* u64 */
+	LAKE_CTR_A_PAD,
+	__LAKE_CTR_A_MAX,
+};
+#define LAKE_CTR_A_MAX	(__LAKE_CTR_A_MAX - 1)
+
+/*
+ * A CPU-fallback policy. POLICY_SET takes NAME and MODE and/or CROSSOVER;
+ * everything else comes only from the kernel.
+ */
+enum lake_policy_attr {
+	LAKE_POLICY_A_UNSPEC,
+	LAKE_POLICY_A_NAME,		/* string, < LAKE_GENL_NAME_MAX bytes */
+	LAKE_POLICY_A_MODE,		/* u32: LAKE_GENL_MODE_* */
+	LAKE_POLICY_A_CROSSOVER,	/* u32: batch size from which the GPU runs; SET: 0 = calibrated */
+	LAKE_POLICY_A_CROSSOVER_CALIBRATED,	/* u32 */
+	LAKE_POLICY_A_MAX_BATCH,	/* u32 */
+	LAKE_POLICY_A_LAST_REASON,	/* string */
+	LAKE_POLICY_A_DECISIONS_CPU,	/* u64 */
+	LAKE_POLICY_A_DECISIONS_GPU,	/* u64 */
+	LAKE_POLICY_A_TRIPS,		/* u64 */
+	LAKE_POLICY_A_GPU_ERRORS,	/* u64 */
+	LAKE_POLICY_A_REASON,		/* nest, repeated: lake_ctr_attr, decisions for one reason */
+	LAKE_POLICY_A_PAD,
+	__LAKE_POLICY_A_MAX,
+};
+#define LAKE_POLICY_A_MAX	(__LAKE_POLICY_A_MAX - 1)
+
+/* LAKE_POLICY_A_MODE: the values of enum lake_policy_mode. */
+#define LAKE_GENL_MODE_AUTO	0
+#define LAKE_GENL_MODE_CPU	1
+#define LAKE_GENL_MODE_GPU	2
+/* LAKE_POLICY_A_CROSSOVER when the GPU never wins (uncalibrated). */
+#define LAKE_GENL_CROSSOVER_NEVER	0xffffffffu
+/* Policy and registry names, with the NUL. */
+#define LAKE_GENL_NAME_MAX	32
+
+/* A feature registry: its schema, fill and losses. */
+enum lake_registry_attr {
+	LAKE_REGISTRY_A_UNSPEC,
+	LAKE_REGISTRY_A_NAME,		/* string */
+	LAKE_REGISTRY_A_CAPACITY,	/* u32: records the ring holds */
+	LAKE_REGISTRY_A_COUNT,		/* u32: records in it now */
+	LAKE_REGISTRY_A_OPEN,		/* u32: vectors begun, not committed */
+	LAKE_REGISTRY_A_MAX_OPEN,	/* u32 */
+	LAKE_REGISTRY_A_VECTOR_BYTES,	/* u32 */
+	LAKE_REGISTRY_A_COMMITTED,	/* u64 */
+	LAKE_REGISTRY_A_DROPPED,	/* u64: overwritten before being fetched */
+	LAKE_REGISTRY_A_TRUNCATED,	/* u64 */
+	LAKE_REGISTRY_A_ABORTED,	/* u64 */
+	LAKE_REGISTRY_A_BEGIN_FAILED,	/* u64 */
+	LAKE_REGISTRY_A_FEATURE,	/* nest, repeated: lake_feature_attr */
+	LAKE_REGISTRY_A_PAD,
+	__LAKE_REGISTRY_A_MAX,
+};
+#define LAKE_REGISTRY_A_MAX	(__LAKE_REGISTRY_A_MAX - 1)
+
+enum lake_feature_attr {
+	LAKE_FEATURE_A_UNSPEC,
+	LAKE_FEATURE_A_NAME,		/* string */
+	LAKE_FEATURE_A_SIZE,		/* u32: bytes per entry */
+	LAKE_FEATURE_A_ENTRIES,		/* u32: history length */
+	__LAKE_FEATURE_A_MAX,
+};
+#define LAKE_FEATURE_A_MAX	(__LAKE_FEATURE_A_MAX - 1)
 
 /*
  * Largest LAKE_A_RECORDS blob. Room for a few records with inline data

@@ -86,6 +86,8 @@ void lake_reg_destroy(struct lake_reg *reg);
 const char *lake_reg_name(const struct lake_reg *reg);
 u32 lake_reg_nr_features(const struct lake_reg *reg);
 u32 lake_reg_vector_bytes(const struct lake_reg *reg);
+/* No lock. Name, size and entries of feature @idx; NULL past the last. */
+const char *lake_reg_feature(const struct lake_reg *reg, u32 idx, u32 *size, u32 *entries);
 size_t lake_reg_record_size(const struct lake_reg *reg);
 /* No lock. Index of a feature, or -ENOENT. Look up once, capture by index. */
 int lake_reg_feature_index(const struct lake_reg *reg, const char *name);
