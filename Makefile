@@ -10,6 +10,7 @@
 # after deps: it reads the list again (see "after deps" below).
 
 SHELL	:= /bin/bash
+.DEFAULT_GOAL := all
 BUILD	?= build
 # Where kernels are looked up, and what installs packages: tests/first-run
 # points them at an empty directory and a stand-in that fills it.
