@@ -36,7 +36,7 @@ HOST_KERNELS :=
 -include tests/unit/*.mk bench/*.mk bench/vm/*.mk tests/fuzz/*.mk laked/*.mk tests/vm/*.mk \
 	tests/gpu/*.mk examples/*/*.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu bench demo clean FORCE
+.PHONY: all modules user help deps test test-unit test-vm test-fuzz test-gpu mutate bench demo clean FORCE
 all: modules user
 
 help:
@@ -46,6 +46,7 @@ help:
 	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
+	@echo "make mutate     break the code on purpose: each test must catch its bug (MUTATION=a,b)"
 	@echo "make bench      benchmarks"
 	@echo "make demo       boot the guest and show lake at work"
 	@echo "make deps       install missing Debian packages"
@@ -133,6 +134,10 @@ test-gpu: deps
 test: deps
 	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check
 	@$(RUN_ENV) tests/run all
+
+# Each mutation in tests/mutate/mutations must make its test fail (not in `make test`).
+mutate: deps
+	@tests/mutate/run $(MUTATION)
 
 # Host benchmarks, then lakelib's in one guest boot (newest kernel, 1 CPU).
 bench: deps
