@@ -22,18 +22,13 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <lake/latch.h>
 #include "lakelib.h"
 
 #define ASYNC_MAX	1024	/* async records in flight before a barrier */
-#define LATCH_MAX	64
 
 struct async_rec {
 	u64 id, ctx, stream;
-};
-
-struct latched {
-	u64 ctx, stream;
-	u32 result;
 };
 
 static DEFINE_MUTEX(queue_lock);	/* queue, id allocation, send order */
@@ -47,8 +42,7 @@ static DEFINE_SPINLOCK(inflight_lock);	/* everything below */
 static DEFINE_HASHTABLE(inflight, 8);
 static struct async_rec async_ring[ASYNC_MAX];
 static unsigned int async_head, async_count;	/* oldest at head */
-static struct latched latch[LATCH_MAX];
-static unsigned int latch_count;
+static struct lake_latch latch;
 
 /* Send what is queued. Queue lock held. */
 static int flush_locked(void)
@@ -110,36 +104,12 @@ static void retire_before(u64 id)
 	}
 }
 
-static void latch_error(const struct async_rec *a, u32 result)
-{
-	unsigned int i;
-
-	for (i = 0; i < latch_count; i++)
-		if (latch[i].ctx == a->ctx && latch[i].stream == a->stream)
-			return;	/* the first error is the one CUDA reports */
-	if (latch_count == LATCH_MAX)
-		return;
-	latch[latch_count].ctx = a->ctx;
-	latch[latch_count].stream = a->stream;
-	latch[latch_count].result = result;
-	latch_count++;
-}
-
 CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
 {
-	unsigned int i = 0;
-	u32 result = CUDA_SUCCESS;
+	u32 result;
 
 	spin_lock(&inflight_lock);
-	while (i < latch_count) {
-		if (latch[i].ctx == ctx && (whole_ctx || latch[i].stream == stream)) {
-			if (result == CUDA_SUCCESS)
-				result = latch[i].result;
-			latch[i] = latch[--latch_count];
-		} else {
-			i++;
-		}
-	}
+	result = lake_latch_take(&latch, ctx, stream, whole_ctx);
 	spin_unlock(&inflight_lock);
 	return result;
 }
@@ -179,7 +149,8 @@ void lake_rpc_deliver(const struct lake_wire_rep *rep)
 
 		if (a->id != rep->req_id)
 			continue;
-		latch_error(a, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
+		lake_latch_error(&latch, a->ctx, a->stream,
+				 rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
 		atomic64_inc(&lake_stats.async_errors);
 		a->id = 0;	/* answered; retire_before() drops it in order */
 		spin_unlock(&inflight_lock);
@@ -205,7 +176,7 @@ void lake_rpc_fail_all(u32 result)
 	}
 	async_head = 0;
 	async_count = 0;
-	latch_count = 0;
+	lake_latch_clear(&latch);
 	spin_unlock(&inflight_lock);
 }
 
