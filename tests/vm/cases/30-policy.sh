@@ -62,6 +62,10 @@ echo calibrate > $ctl
 check policy.calibrated sh -c "[ $(ctl_of calibrate_ret) = 0 ]"
 check policy.calibration_timed_both_sides both_timed
 echo "# calibrated crossover: $(pol_of crossover_calibrated)"
+# Known costs give a known crossover: each side's times land on that side.
+echo calibrate_known > $ctl
+check policy.calibrate_known_ret sh -c "[ $(ctl_of known_ret) = 0 ]"
+check policy.calibrate_known_crossover sh -c "[ $(ctl_of known_crossover) = 4 ]"
 
 # Override the crossover: every batch is worth the GPU.
 echo 1 > $pol/crossover

@@ -16,6 +16,8 @@
  *   start N            N workers (1..MAX_WORKERS)
  *   stop               stop them; each finishes its item first
  *   calibrate          lake_fallback_calibrate(), 3 rounds (calibrate_ret)
+ *   calibrate_known    calibrate a policy "known" on made-up costs
+ *                      (known_ret, known_crossover; see calibrate_known())
  *   hog ITERS BLOCKS   the second client: spin(ITERS) on BLOCKS blocks
  *   hog 0              stop it
  */
@@ -23,6 +25,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -74,6 +77,8 @@ static struct task_struct *workers[MAX_WORKERS];
 static struct item *worker_item[MAX_WORKERS];
 static struct item *calib_items[MAX_BATCH];
 static int calibrate_ret;
+static int known_ret;
+static u32 known_crossover;
 static struct dentry *file;
 
 static void fill(struct item *it, u32 seed, u32 seq)
@@ -215,6 +220,40 @@ static int calib_run(void *arg, enum lake_target side, u32 n)
 		if (!correct(calib_items[i]))
 			ret = -EIO;
 	return ret;
+}
+
+/* Made-up costs: 100 us per item on the CPU, 300 us per batch on the GPU. */
+static int known_run(void *arg, enum lake_target side, u32 n)
+{
+	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 300 : 100 * n) * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	return 0;
+}
+
+/*
+ * With those costs the GPU loses batches of 1 and 2 and wins 4: the
+ * calibrated crossover must be 4. Times reported on the wrong side would
+ * make the CPU win the largest batch, and leave no crossover at all.
+ */
+static void calibrate_known(void)
+{
+	struct lake_policy_snapshot *snap = kmalloc(sizeof(*snap), GFP_KERNEL);
+	struct lake_fallback *k;
+
+	known_crossover = 0;
+	known_ret = -ENOMEM;
+	if (!snap)
+		return;
+	k = lake_fallback_create("known", MAX_BATCH, WINDOW_NS);
+	known_ret = IS_ERR(k) ? PTR_ERR(k) : lake_fallback_calibrate(k, 3, known_run, NULL);
+	if (!IS_ERR(k)) {
+		lake_fallback_snapshot(k, snap);
+		known_crossover = snap->crossover_calibrated;
+		lake_fallback_destroy(k);
+	}
+	kfree(snap);
 }
 
 static int worker_fn(void *arg)
@@ -367,6 +406,7 @@ static int ctl_show(struct seq_file *m, void *unused)
 		   atomic64_read(&st.done_gpu));
 	seq_printf(m, "wrong %lld\nerrors %lld\ncalibrate_ret %d\n",
 		   atomic64_read(&st.wrong), atomic64_read(&st.errors), calibrate_ret);
+	seq_printf(m, "known_ret %d\nknown_crossover %u\n", known_ret, known_crossover);
 	seq_printf(m, "hog_launches %lld\nhog_errors %lld\nhog_launch_us %lld\n",
 		   atomic64_read(&hog.launches), atomic64_read(&hog.errors),
 		   atomic64_read(&hog.launch_us));
@@ -398,6 +438,10 @@ static int ctl_command(char *cmd)
 		calibrate_ret = lake_fallback_calibrate(fb, 3, calib_run, NULL);
 		/* This thread ran the GPU path too. */
 		cuCtxSetCurrent(NULL);
+		return 0;
+	}
+	if (!strcmp(cmd, "calibrate_known")) {
+		calibrate_known();
 		return 0;
 	}
 	if (!strcmp(cmd, "hog 0")) {
