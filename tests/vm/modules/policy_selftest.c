@@ -222,10 +222,13 @@ static int calib_run(void *arg, enum lake_target side, u32 n)
 	return ret;
 }
 
-/* Made-up costs: 100 us per item on the CPU, 300 us per batch on the GPU. */
+/*
+ * Made-up costs: 10 ms per item on the CPU, 30 ms per batch on the GPU.
+ * Milliseconds, since a guest's clock may advance by whole ticks.
+ */
 static int known_run(void *arg, enum lake_target side, u32 n)
 {
-	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 300 : 100 * n) * NSEC_PER_USEC;
+	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 30 : 10 * n) * NSEC_PER_MSEC;
 
 	while (ktime_get_ns() < end)
 		cpu_relax();
