@@ -49,6 +49,19 @@ check policy.status_file grep -qx 'name selftest' $pol/status
 check policy.mode_default_auto grep -qx auto $pol/mode
 check policy.crossover_default_calibrated grep -qx 0 $pol/crossover
 
+# Known costs give a known crossover: each side's times land on that side.
+# Timed on an idle guest; a host that stalls the guest can skew one sample,
+# so up to three tries. Times on the wrong side give no crossover at all.
+known_is_4() {
+	echo calibrate_known > $ctl
+	[ "$(ctl_of known_ret)" = 0 ] && [ "$(ctl_of known_crossover)" = 4 ]
+}
+if known_is_4 || known_is_4 || known_is_4; then
+	pass policy.calibrate_known_crossover
+else
+	fail policy.calibrate_known_crossover "ret $(ctl_of known_ret), crossover $(ctl_of known_crossover)"
+fi
+
 # No laked: work runs on the CPU, and says why.
 echo "start 6" > $ctl
 check policy.cpu_without_daemon wait_for 5 ctl_gt done_cpu 20
@@ -62,10 +75,6 @@ echo calibrate > $ctl
 check policy.calibrated sh -c "[ $(ctl_of calibrate_ret) = 0 ]"
 check policy.calibration_timed_both_sides both_timed
 echo "# calibrated crossover: $(pol_of crossover_calibrated)"
-# Known costs give a known crossover: each side's times land on that side.
-echo calibrate_known > $ctl
-check policy.calibrate_known_ret sh -c "[ $(ctl_of known_ret) = 0 ]"
-check policy.calibrate_known_crossover sh -c "[ $(ctl_of known_crossover) = 4 ]"
 
 # Override the crossover: every batch is worth the GPU.
 echo 1 > $pol/crossover

@@ -223,12 +223,13 @@ static int calib_run(void *arg, enum lake_target side, u32 n)
 }
 
 /*
- * Made-up costs: 10 ms per item on the CPU, 30 ms per batch on the GPU.
- * Milliseconds, since a guest's clock may advance by whole ticks.
+ * Made-up costs: 50 ms per item on the CPU, 150 ms per batch on the GPU.
+ * So long that a guest's clock advancing by whole ticks, or the host
+ * stalling the guest for a while, cannot turn a comparison round.
  */
 static int known_run(void *arg, enum lake_target side, u32 n)
 {
-	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 30 : 10 * n) * NSEC_PER_MSEC;
+	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 150 : 50 * n) * NSEC_PER_MSEC;
 
 	while (ktime_get_ns() < end)
 		cpu_relax();
