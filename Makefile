@@ -46,8 +46,8 @@ HOST_KERNELS :=
 	tests/gpu/*.mk examples/*/*.mk
 -include lakectl/*.mk dist/install.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu bench demo \
-	clean FORCE no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)
+.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu mutate bench \
+	demo clean FORCE no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)
 all: modules user
 
 help:
@@ -58,6 +58,7 @@ help:
 	@echo "make test-vm-rt VM tests on Debian's PREEMPT_RT kernel, fetched into build/rt (CASE=, SMP=)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
+	@echo "make mutate     break the code on purpose: each test must catch its bug (MUTATION=a,b)"
 	@echo "make bench      benchmarks"
 	@echo "make demo       boot the guest and show lake at work"
 	@echo "make deps       install missing Debian packages"
@@ -159,6 +160,10 @@ after-deps-test:
 NEWEST	:= $(lastword $(KVERS))
 no-kernel:
 	@echo "not ok - vm: no kernel to boot (no headers under $(MODULES_DIR))"; exit 1
+
+# Each mutation in tests/mutate/mutations must make its test fail (not in `make test`).
+mutate: deps
+	@tests/mutate/run $(MUTATION)
 
 # Host benchmarks, then lakelib's in one guest boot (newest kernel, 1 CPU).
 after-deps-bench: $(if $(NEWEST),,no-kernel)

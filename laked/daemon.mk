@@ -12,6 +12,10 @@ LAKED_SRCS = laked/main.c laked/netlink.c laked/shm.c laked/sandbox.c laked/load
 UNIT_TESTS += dispatch
 UNIT_SRCS_dispatch = $(LAKED_CORE_SRCS) tests/unit/dispatch_util.c tests/unit/dispatch_mem.c
 UNIT_LIBS_dispatch := -ldl -lpthread
+# The dispatcher on a shim that fails any out-of-range call reaching the device.
+UNIT_TESTS += laked_bounds
+UNIT_SRCS_laked_bounds = $(LAKED_CORE_SRCS) tests/unit/dispatch_util.c
+UNIT_LIBS_laked_bounds := -ldl -lpthread
 
 # Linked dynamically: the initramfs carries its shared libraries.
 GUEST_BINS += $(BUILD)/guest/laked

@@ -31,20 +31,14 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <lake/latch.h>
 #include "lakelib.h"
 #include "trace.h"
 
 #define ASYNC_MAX	1024	/* async records in flight before a barrier */
-#define WHOLE_CTX	U64_MAX	/* a latched error for every stream of its context */
 
 struct async_rec {
 	u64 id, ctx, stream;
-};
-
-struct latched {
-	struct list_head node;
-	u64 ctx, stream;
-	u32 result;
 };
 
 static DEFINE_MUTEX(queue_lock);	/* queue, id allocation, send order */
@@ -60,8 +54,7 @@ static DEFINE_SPINLOCK(inflight_lock);	/* everything below */
 static DEFINE_HASHTABLE(inflight, 8);
 static struct async_rec async_ring[ASYNC_MAX];
 static unsigned int async_head, async_count;	/* oldest at head */
-static LIST_HEAD(latch_list);
-static u32 latch_lost;		/* an error no entry could hold: every sync returns it */
+static struct lake_latch latch = { .tail = &latch.head };
 
 long lake_jiffies_left(unsigned long deadline)
 {
@@ -113,67 +106,28 @@ static CUresult send_result(int err)
 	}
 }
 
-/* inflight_lock held. The first error of a (context, stream) is the one CUDA reports. */
+/* inflight_lock held (include/lake/latch.h has the rules). */
 static void latch_error(u64 ctx, u64 stream, u64 id, u32 result)
 {
-	struct latched *l, *same_ctx = NULL;
-
-	list_for_each_entry(l, &latch_list, node) {
-		if (l->ctx != ctx)
-			continue;
-		if (l->stream == stream || l->stream == WHOLE_CTX)
-			return;
-		same_ctx = l;
-	}
-	trace_lake_async_error(ctx, stream, id, result);
-	l = kmalloc(sizeof(*l), GFP_ATOMIC);
-	if (l) {
-		l->ctx = ctx;
-		l->stream = stream;
-		l->result = result;
-		list_add_tail(&l->node, &latch_list);
-		atomic64_inc(&lake_stats.latched);
-	} else if (same_ctx) {
-		/* No memory: report the context's first error on all its streams. */
-		same_ctx->stream = WHOLE_CTX;
-	} else if (!latch_lost) {
-		latch_lost = result;
-	}
+	if (lake_latch_error(&latch, ctx, stream, result))
+		trace_lake_async_error(ctx, stream, id, result);
+	atomic64_set(&lake_stats.latched, latch.count);
 }
 
 static void latch_clear(void)
 {
-	struct latched *l, *tmp;
-
-	list_for_each_entry_safe(l, tmp, &latch_list, node) {
-		list_del(&l->node);
-		kfree(l);
-	}
+	lake_latch_clear(&latch);
 	atomic64_set(&lake_stats.latched, 0);
-	latch_lost = CUDA_SUCCESS;
 }
 
 CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
 {
-	struct latched *l, *tmp;
-	u32 result = CUDA_SUCCESS;
-	LIST_HEAD(taken);
+	u32 result;
 
 	spin_lock(&inflight_lock);
-	list_for_each_entry_safe(l, tmp, &latch_list, node) {
-		if (l->ctx != ctx ||
-		    !(whole_ctx || l->stream == stream || l->stream == WHOLE_CTX))
-			continue;
-		if (result == CUDA_SUCCESS)
-			result = l->result;
-		list_move(&l->node, &taken);
-		atomic64_dec(&lake_stats.latched);
-	}
-	if (result == CUDA_SUCCESS)
-		result = latch_lost;
+	result = lake_latch_take(&latch, ctx, stream, whole_ctx);
+	atomic64_set(&lake_stats.latched, latch.count);
 	spin_unlock(&inflight_lock);
-	list_for_each_entry_safe(l, tmp, &taken, node)
-		kfree(l);
 	return result;
 }
 
@@ -502,4 +456,5 @@ void lake_rpc_exit(void)
 {
 	cancel_delayed_work_sync(&queue_flush_work);
 	kfree(queue_data);
+	lake_latch_clear(&latch);
 }

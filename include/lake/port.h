@@ -19,6 +19,8 @@
 #include <linux/printk.h>
 
 #define lake_port_malloc(sz)	kmalloc(sz, GFP_KERNEL)
+/* For callers under a spinlock: may fail where GFP_KERNEL would wait. */
+#define lake_port_malloc_atomic(sz)	kmalloc(sz, GFP_ATOMIC)
 #define lake_port_free(p)	kfree(p)
 /* Zeroed, possibly vmalloc'ed: for rings too large for kmalloc. */
 #define lake_port_kvzalloc(sz)	kvzalloc(sz, GFP_KERNEL)
@@ -44,6 +46,12 @@ typedef int32_t s32;
 typedef int64_t s64;
 
 #define lake_port_malloc(sz)	malloc(sz)
+/* A test may name its own (-Dlake_port_malloc_atomic=fn) to make it fail. */
+#ifndef lake_port_malloc_atomic
+#define lake_port_malloc_atomic(sz)	malloc(sz)
+#else
+void *lake_port_malloc_atomic(size_t sz);
+#endif
 #define lake_port_free(p)	free(p)
 #define lake_port_kvfree(p)	free(p)
 

@@ -5,8 +5,13 @@
  * blob (replies, as lakelib sees it). Beyond "no crash, no out-of-bounds
  * access", it checks that the format is canonical: each accepted record
  * re-encodes to exactly the bytes it came from, so the iterator and the
- * encoders can never disagree about what is valid.
+ * encoders can never disagree about what is valid. Since both share the
+ * codec's checks, a check weakened in both would still re-encode: so each
+ * accepted request is also judged by a reference reading of its raw bytes
+ * (spec_req), written from wire.h's rules without the codec's code.
  */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,55 @@ static void reencode_matches(const u8 *rec, u32 len, int put_ret, u32 put_len)
 	check(memcmp(out, rec, len) == 0);
 }
 
+static u64 raw(const u8 *p, u32 off, u32 size)
+{
+	u64 v = 0;
+
+	memcpy(&v, p + off, size);
+	return v;
+}
+
+#define HDR(field)	raw(rec, offsetof(struct lake_wire_req_hdr, field), \
+			    sizeof(((struct lake_wire_req_hdr *)0)->field))
+#define ARG(type, field) raw(rec + sizeof(struct lake_wire_req_hdr), \
+			     offsetof(type, field), sizeof(((type *)0)->field))
+
+/* wire.h's rules for one accepted request, read from its bytes alone. */
+static void spec_req(const u8 *rec, u32 len)
+{
+	u64 api = HDR(api), flags = HDR(flags), tail = HDR(tail_len);
+	u64 bytes, where, off;
+	bool htod, async = api == LAKE_API_LAUNCH_KERNEL || api == LAKE_API_EVENT_RECORD ||
+		api == LAKE_API_MEMCPY_HTOD_ASYNC || api == LAKE_API_MEMCPY_DTOH_ASYNC ||
+		api == LAKE_API_MEMSET_D8_ASYNC || api == LAKE_API_MEMSET_D32_ASYNC;
+
+	check(HDR(len) == len && len % 8 == 0);
+	check(api > LAKE_API_NONE && api < LAKE_API_COUNT);
+	check(!(flags & ~(u64)LAKE_WIRE_REQ_F_NOREPLY));
+	check(async || !(flags & LAKE_WIRE_REQ_F_NOREPLY));
+	check(!HDR(pad));
+	if (api == LAKE_API_MEMSET_D8 || api == LAKE_API_MEMSET_D8_ASYNC)
+		check(ARG(struct lake_wire_memset_args, value) <= 0xff);
+	if (api < LAKE_API_MEMCPY_HTOD || api > LAKE_API_MEMCPY_DTOH_ASYNC)
+		return;
+	htod = api == LAKE_API_MEMCPY_HTOD || api == LAKE_API_MEMCPY_HTOD_ASYNC;
+	bytes = ARG(struct lake_wire_memcpy_args, bytes);
+	where = ARG(struct lake_wire_memcpy_args, where);
+	off = ARG(struct lake_wire_memcpy_args, shm_off);
+	check(!ARG(struct lake_wire_memcpy_args, pad));
+	if (where == LAKE_WIRE_SHM) {
+		check(tail == 0 && off + bytes >= off);
+		return;
+	}
+	check(where == LAKE_WIRE_INLINE);
+	check(bytes <= LAKE_WIRE_INLINE_MAX && off == 0);
+	/* The data rides in the request, exactly; or comes back in a reply. */
+	check(tail == (htod ? bytes : 0));
+	check(htod || !(flags & LAKE_WIRE_REQ_F_NOREPLY));
+	check(len == LAKE_ALIGN_UP(sizeof(struct lake_wire_req_hdr) +
+				   sizeof(struct lake_wire_memcpy_args) + tail, 8));
+}
+
 static void walk_requests(const u8 *data, u32 size)
 {
 	struct lake_wire_req req;
@@ -51,6 +105,7 @@ static void walk_requests(const u8 *data, u32 size)
 		check(it.pos - start <= LAKE_WIRE_RECORD_MAX);
 		reencode_matches(data + start, it.pos - start,
 				 lake_wire_put_req(&b, &req, &why), b.len);
+		spec_req(data + start, it.pos - start);
 		start = it.pos;
 	}
 	if (ret)

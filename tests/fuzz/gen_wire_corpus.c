@@ -2,7 +2,10 @@
 /*
  * Writes the seed corpus of fuzz_wire: each example request and reply of
  * tests/unit/wire_examples.c, a failed reply, coalesced batches and a load
- * report, all produced by the encoder. See tests/fuzz/wire.mk.
+ * report, all produced by the encoder; and hostile requests, an example
+ * with one field changed so the codec must refuse it: a check weakened to
+ * accept one is then seen at the first run, not by chance.
+ * See tests/fuzz/wire.mk.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,21 @@ static void must(int ret, const char *why, const char *what)
 		exit(1);
 	}
 }
+
+/* @api's example request with @size bytes at @off set to @val. */
+static void put_hostile(const char *name, u16 api, u32 off, u64 val, u32 size)
+{
+	struct lake_wire_buf b = { .data = blob, .size = sizeof(blob) };
+	struct lake_wire_req req;
+	const char *why = NULL;
+
+	wire_example_req(api, &req);
+	must(lake_wire_put_req(&b, &req, &why), why, name);
+	memcpy(blob + off, &val, size);
+	put_file(name, blob, b.len);
+}
+
+#define ARGS_OFF	sizeof(struct lake_wire_req_hdr)
 
 int main(int argc, char **argv)
 {
@@ -95,5 +113,16 @@ int main(int argc, char **argv)
 	put_file("batch-replies", blob, b.len);
 
 	put_file("load", &load, sizeof(load));
+
+	/* Inline data longer than the count; an inline read nobody answers; D8 over a byte. */
+	put_hostile("bad-inline-count", LAKE_API_MEMCPY_HTOD,
+		    ARGS_OFF + offsetof(struct lake_wire_memcpy_args, bytes), 53,
+		    sizeof(u64));
+	put_hostile("bad-inline-dtoh-noreply", LAKE_API_MEMCPY_DTOH_ASYNC,
+		    offsetof(struct lake_wire_req_hdr, flags), LAKE_WIRE_REQ_F_NOREPLY,
+		    sizeof(u16));
+	put_hostile("bad-memset-d8-value", LAKE_API_MEMSET_D8,
+		    ARGS_OFF + offsetof(struct lake_wire_memset_args, value), 0x100,
+		    sizeof(u32));
 	return 0;
 }

@@ -187,6 +187,53 @@ static void test_history(void **state)
 	lake_reg_destroy(reg);
 }
 
+/* Every history length shifts by one entry of its own size, newest first. */
+static void test_history_lengths(void **state)
+{
+	static const struct lake_feature_desc desc[] = {
+		{ "two", 4, 2 }, { "three", 1, 3 }, { "one", 8, 1 }, { "five", 2, 5 },
+	};
+	struct lake_reg *reg = NULL;
+	struct lake_reg_vec *vec;
+	const struct lake_reg_record *r;
+	u8 buf[64 * 64];
+	u32 i, e, f, k;
+
+	(void)state;
+	assert_int_equal(lake_reg_create("lengths", desc, 4, 8, 1, &reg), 0);
+	for (i = 1; i <= 7; i++) {
+		vec = lake_reg_begin(reg, 2 * i);
+		assert_non_null(vec);
+		for (f = 0; f < 4; f++) {
+			u8 v[8];
+
+			memset(v, 0, sizeof(v));
+			v[0] = (u8)(16 * f + i);
+			assert_int_equal(lake_reg_capture(reg, vec, f, v, desc[f].size), 0);
+		}
+		assert_int_equal(lake_reg_commit(reg, vec, 2 * i + 1), 0);
+	}
+	assert_int_equal(fetch(reg, 0, buf, 64), 7);
+	for (i = 1; i <= 7; i++) {
+		r = rec_at(reg, buf, i - 1);
+		for (f = 0; f < 4; f++) {
+			for (e = 0; e < desc[f].entries; e++) {
+				const u8 *p = lake_reg_record_feature(reg, r, f, e);
+				u8 want = e < i ? (u8)(16 * f + i - e) : 0;
+
+				assert_non_null(p);
+				if (p[0] != want)
+					fail_msg("vector %u, %s[%u]: %u, want %u", i, desc[f].name,
+						 e, p[0], want);
+				for (k = 1; k < desc[f].size; k++)
+					assert_int_equal(p[k], 0);
+			}
+			assert_null(lake_reg_record_feature(reg, r, f, desc[f].entries));
+		}
+	}
+	lake_reg_destroy(reg);
+}
+
 /* Open vectors are private: each keeps the value it captured. */
 static void test_concurrent_vectors(void **state)
 {
@@ -499,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_wrap_and_drops),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_history_lengths),
 		cmocka_unit_test(test_concurrent_vectors),
 		cmocka_unit_test(test_time_ranges),
 		cmocka_unit_test(test_ts_end_never_goes_back),

@@ -2,6 +2,7 @@
 /* Host tests of lakeshm's best-fit allocator (the same file the module builds). */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -230,6 +231,40 @@ static void test_alignment_best_fit(void **state)
 	(void)g;
 }
 
+/* An exact aligned hole is the best fit: the scan starts at its own class. */
+static void test_alignment_exact_hole(void **state)
+{
+	u64 hole;
+
+	(void)state;
+	assert_int_equal(must_alloc(4096, 4096), 0);
+	hole = must_alloc(4096, 4096);
+	assert_int_equal(hole, 4096);
+	must_alloc(4096, 0);			/* [8192, 12288); free from 12288 */
+	assert_int_equal(lake_alloc_free(&A, hole), 0);
+	assert_int_equal(must_alloc(4096, 4096), 4096);
+	assert_int_equal(lake_alloc_check(&A), 0);
+}
+
+/* A hole whose padding does not fit is passed over for the next of its class. */
+static void test_alignment_same_class(void **state)
+{
+	u64 a, b;
+
+	(void)state;
+	must_alloc(64, 0);
+	a = must_alloc(4160, 0);		/* [64, 4224): 4096 at 4096 does not fit */
+	must_alloc(64, 0);
+	must_alloc(8192 - 4288, 0);
+	b = must_alloc(4160, 0);		/* [8192, 12352): it fits */
+	assert_int_equal(b, 8192);
+	must_alloc(64, 0);
+	assert_int_equal(lake_alloc_free(&A, b), 0);
+	assert_int_equal(lake_alloc_free(&A, a), 0);	/* a heads the class */
+	assert_int_equal(must_alloc(4096, 4096), 8192);
+	assert_int_equal(lake_alloc_check(&A), 0);
+}
+
 static void test_bad_arguments(void **state)
 {
 	u64 off;
@@ -392,10 +427,35 @@ static void check_find(struct lake_alloc *s, const u16 *shadow, const u64 *off,
 }
 
 /*
+ * An -ENOMEM must be true: no free run of the shadow map can hold @size at
+ * @align. The map, not the allocator's own statistics, is the judge.
+ */
+static void check_enomem(const u16 *shadow, u64 size, u64 align, unsigned long step)
+{
+	u64 need = LAKE_ALIGN_UP(size, 64) / 64, unit = align ? align / 64 : 1, g = 0, end, at;
+
+	while (g < GRANULES) {
+		if (shadow[g]) {
+			g++;
+			continue;
+		}
+		for (end = g; end < GRANULES && !shadow[end]; end++)
+			;
+		at = LAKE_ALIGN_UP(g, unit);
+		if (at + need <= end)
+			fail_msg("step %lu: -ENOMEM for %llu bytes at alignment %llu, but %#llx+%llu is free",
+				 step, (unsigned long long)size, (unsigned long long)align,
+				 (unsigned long long)g * 64, (unsigned long long)(end - g) * 64);
+		g = end;
+	}
+}
+
+/*
  * A million random allocs and frees against a shadow map of the region:
  * after every step, the new block must not overlap any live one, the
- * allocator's accounting must equal the model's, and find() must name the
- * allocation (or none) the map shows at a random byte. A full structural
+ * allocator's accounting must equal the model's, find() must name the
+ * allocation (or none) the map shows at a random byte, and a refusal must
+ * have no free run that fits. A full structural
  * check runs every 4096 steps and at the end.
  */
 static void test_stress(void **state)
@@ -405,7 +465,7 @@ static void test_stress(void **state)
 	struct lake_alloc s;
 	struct lake_alloc_stats st;
 	u64 seed = 0x9e3779b97f4a7c15ULL, used = 0, live = 0, g;
-	unsigned long i;
+	unsigned long i, enomem = 0;
 
 	(void)state;
 	memset(shadow, 0, sizeof(shadow));
@@ -422,12 +482,16 @@ static void test_stress(void **state)
 			live--;
 			len[slot] = 0;
 		} else {
-			u64 size = 64 + rnd(&seed) % (16 * KIB);
+			/* Now and then a large one, which fragmentation can refuse. */
+			u64 size = 64 + rnd(&seed) % (rnd(&seed) % 32 ? 16 * KIB : 1 * MIB);
 			u64 align = rnd(&seed) % 8 == 0 ? 4096 : 0;
 			int ret = lake_alloc_alloc(&s, size, align, &off[slot]);
 
-			if (ret == -ENOMEM)
+			if (ret == -ENOMEM) {
+				enomem++;
+				check_enomem(shadow, size, align, i);
 				continue;
+			}
 			assert_int_equal(ret, 0);
 			if (align)
 				assert_int_equal(off[slot] % align, 0);
@@ -452,6 +516,7 @@ static void test_stress(void **state)
 			assert_int_equal(lake_alloc_check(&s), 0);
 	}
 	assert_int_equal(lake_alloc_check(&s), 0);
+	printf("# stress: %lu refusals checked\n", enomem);
 	for (i = 0; i < STRESS_SLOTS; i++)
 		if (len[i])
 			assert_int_equal(lake_alloc_free(&s, off[i]), 0);
@@ -478,6 +543,8 @@ int main(void)
 		T(test_free_everything_leaves_one_block),
 		T(test_alignment),
 		T(test_alignment_best_fit),
+		T(test_alignment_exact_hole),
+		T(test_alignment_same_class),
 		T(test_bad_arguments),
 		T(test_exhaustion),
 		T(test_double_free_and_foreign_offsets),

@@ -16,6 +16,8 @@
  *   start N            N workers (1..MAX_WORKERS)
  *   stop               stop them; each finishes its item first
  *   calibrate          lake_fallback_calibrate(), 3 rounds (calibrate_ret)
+ *   calibrate_known    calibrate a policy "known" on made-up costs
+ *                      (known_ret, known_crossover; see calibrate_known())
  *   hog BLOCKS         the second client: hold on BLOCKS blocks until stopped
  *   hog 0              stop it
  */
@@ -23,6 +25,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -80,6 +83,8 @@ static struct task_struct *workers[MAX_WORKERS];
 static struct item *worker_item[MAX_WORKERS];
 static struct item *calib_items[MAX_BATCH];
 static int calibrate_ret = -ENODATA;	/* until a calibration ran */
+static int known_ret = -ENODATA;
+static u32 known_crossover;
 static struct dentry *file;
 
 static void fill(struct item *it, u32 seed, u32 seq)
@@ -221,6 +226,44 @@ static int calib_run(void *arg, enum lake_target side, u32 n)
 		if (!correct(calib_items[i]))
 			ret = -EIO;
 	return ret;
+}
+
+/*
+ * Made-up costs: 50 ms per item on the CPU, 150 ms per batch on the GPU.
+ * So long that a guest's clock advancing by whole ticks, or the host
+ * stalling the guest for a while, cannot turn a comparison round.
+ */
+static int known_run(void *arg, enum lake_target side, u32 n)
+{
+	u64 end = ktime_get_ns() + (side == LAKE_TARGET_GPU ? 150 : 50 * n) * NSEC_PER_MSEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	return 0;
+}
+
+/*
+ * With those costs the GPU loses batches of 1 and 2 and wins 4: the
+ * calibrated crossover must be 4. Times reported on the wrong side would
+ * make the CPU win the largest batch, and leave no crossover at all.
+ */
+static void calibrate_known(void)
+{
+	struct lake_policy_snapshot *snap = kmalloc(sizeof(*snap), GFP_KERNEL);
+	struct lake_fallback *k;
+
+	known_crossover = 0;
+	known_ret = -ENOMEM;
+	if (!snap)
+		return;
+	k = lake_fallback_create("known", MAX_BATCH, WINDOW_NS);
+	known_ret = IS_ERR(k) ? PTR_ERR(k) : lake_fallback_calibrate(k, 3, known_run, NULL);
+	if (!IS_ERR(k)) {
+		lake_fallback_snapshot(k, snap);
+		known_crossover = snap->crossover_calibrated;
+		lake_fallback_destroy(k);
+	}
+	kfree(snap);
 }
 
 static int worker_fn(void *arg)
@@ -397,6 +440,7 @@ static int ctl_show(struct seq_file *m, void *unused)
 	seq_printf(m, "hog_launches %lld\nhog_done %lld\nhog_errors %lld\n",
 		   atomic64_read(&hog.launches), atomic64_read(&hog.done),
 		   atomic64_read(&hog.errors));
+	seq_printf(m, "known_ret %d\nknown_crossover %u\n", known_ret, known_crossover);
 	seq_printf(m, "items %llu\nbatches %llu\nclosed_full %llu\nclosed_window %llu\n",
 		   bs.items, bs.batches, bs.closed_full, bs.closed_window);
 	seq_printf(m, "alone %llu\ncpu_batches %llu\ngpu_batches %llu\ngpu_reruns %llu\n",
@@ -424,6 +468,10 @@ static int ctl_command(char *cmd)
 		calibrate_ret = lake_fallback_calibrate(fb, 3, calib_run, NULL);
 		/* This thread ran the GPU path too. */
 		cuCtxSetCurrent(NULL);
+		return 0;
+	}
+	if (!strcmp(cmd, "calibrate_known")) {
+		calibrate_known();
 		return 0;
 	}
 	if (!strcmp(cmd, "hog 0")) {
