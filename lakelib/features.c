@@ -67,9 +67,9 @@ int lake_features_visit_nth(u32 idx, lake_features_visit_t fn, void *arg)
 	list_for_each_entry(fr, &registries, node) {
 		if (idx--)
 			continue;
-		spin_lock_irqsave(&fr->lock, flags);
+		raw_spin_lock_irqsave(&fr->lock, flags);
 		lake_reg_get_stats(fr->core, &st);
-		spin_unlock_irqrestore(&fr->lock, flags);
+		raw_spin_unlock_irqrestore(&fr->lock, flags);
 		ret = fn(fr->core, &st, arg);
 		break;
 	}
