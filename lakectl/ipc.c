@@ -29,6 +29,7 @@ static struct nla_policy top_policy[LAKE_A_MAX + 1] = {
 	[LAKE_A_API_CALLS] = { .type = NLA_NESTED },
 	[LAKE_A_POLICY] = { .type = NLA_NESTED },
 	[LAKE_A_REGISTRY] = { .type = NLA_NESTED },
+	[LAKE_A_API_ERRORS] = { .type = NLA_NESTED },
 };
 
 static struct nla_policy ctr_policy[LAKE_CTR_A_MAX + 1] = {

@@ -152,13 +152,19 @@ static int show_stats(struct nlattr **tb, struct nlattr *attrs, int len, void *a
 		printf("},\"calls\":{");
 		if (!ret)
 			ret = show_ctrs(attrs, len, LAKE_A_API_CALLS, false);
+		printf("},\"errors\":{");
+		if (!ret)
+			ret = show_ctrs(attrs, len, LAKE_A_API_ERRORS, false);
 		printf("}}\n");
 		return ret;
 	}
 	printf("counters:\n");
 	ret = show_ctrs(attrs, len, LAKE_A_STAT, false);
 	printf("calls (APIs called at least once):\n");
-	return ret ? ret : show_ctrs(attrs, len, LAKE_A_API_CALLS, true);
+	if (!ret)
+		ret = show_ctrs(attrs, len, LAKE_A_API_CALLS, true);
+	printf("errors (APIs that failed at least once):\n");
+	return ret ? ret : show_ctrs(attrs, len, LAKE_A_API_ERRORS, true);
 }
 
 /* --- policy --------------------------------------------------------------- */

@@ -85,27 +85,20 @@ int lake_ctl_status(struct sk_buff *skb, struct genl_info *info)
 	return reply(info, LAKE_CMD_STATUS_GET, fill_status);
 }
 
-#define STAT(name) { #name, &lake_stats.name }
-static const struct {
-	const char *name;
-	atomic64_t *v;
-} stat_list[] = {
-	STAT(errors), STAT(timeouts), STAT(killed), STAT(no_daemon), STAT(in_flight),
-	STAT(bytes_inline), STAT(bytes_shm), STAT(messages), STAT(async_queued),
-	STAT(async_errors), STAT(forged_replies), STAT(stray_replies), STAT(bad_records),
-};
-
 static int fill_stats(struct sk_buff *msg)
 {
 	size_t i;
 	u32 api;
 
-	for (i = 0; i < ARRAY_SIZE(stat_list); i++)
-		if (put_ctr(msg, LAKE_A_STAT, stat_list[i].name, atomic64_read(stat_list[i].v)))
+	for (i = 0; i < lake_stat_count; i++)
+		if (put_ctr(msg, LAKE_A_STAT, lake_stat_list[i].name,
+			    lake_stat_value(&lake_stat_list[i])))
 			return -EMSGSIZE;
 	for (api = 1; api < LAKE_API_COUNT; api++)
 		if (put_ctr(msg, LAKE_A_API_CALLS, lake_wire_api(api)->name,
-			    atomic64_read(&lake_stats.calls[api])))
+			    atomic64_read(&lake_stats.calls[api])) ||
+		    put_ctr(msg, LAKE_A_API_ERRORS, lake_wire_api(api)->name,
+			    atomic64_read(&lake_stats.api_errors[api])))
 			return -EMSGSIZE;
 	return 0;
 }

@@ -126,6 +126,7 @@ const struct genl_family *lake_nl_family(void);
 /* stats.c */
 struct lake_stats {
 	atomic64_t calls[LAKE_API_COUNT];
+	atomic64_t api_errors[LAKE_API_COUNT];	/* failed calls, per API */
 	atomic64_t errors;
 	atomic64_t timeouts;
 	atomic64_t killed;
@@ -144,6 +145,15 @@ struct lake_stats {
 	atomic64_t bad_records;
 };
 extern struct lake_stats lake_stats;
+/* The named counters, in one table for debugfs and lakectl alike. */
+struct lake_stat_desc {
+	const char *name;
+	atomic64_t *v;		/* or, when NULL: */
+	u64 (*get)(void);
+};
+extern const struct lake_stat_desc lake_stat_list[];
+extern const size_t lake_stat_count;
+u64 lake_stat_value(const struct lake_stat_desc *d);
 int lake_stats_init(void);
 void lake_stats_exit(void);
 

@@ -371,8 +371,10 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 	atomic64_dec(&lake_stats.in_flight);
 out:
 	give_up(req, ret, sent, gen);
-	if (ret != CUDA_SUCCESS)
+	if (ret != CUDA_SUCCESS) {
 		atomic64_inc(&lake_stats.errors);
+		atomic64_inc(&lake_stats.api_errors[req->api]);
+	}
 	trace_lake_call_done(lake_wire_api(req->api)->name, req->ctx, call->id,
 			     ktime_get_ns() - t0, ret);
 	return ret;
@@ -438,6 +440,7 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 err:
 	give_up(req, ret, false, gen);
 	atomic64_inc(&lake_stats.errors);
+	atomic64_inc(&lake_stats.api_errors[req->api]);
 	return ret;
 }
 

@@ -12,39 +12,49 @@ atomic_t lake_fail_sends;
 bool lake_hold_queue;
 static struct dentry *stats_file;
 
-#define SHOW(m, name) seq_printf(m, "%s %lld\n", #name, atomic64_read(&lake_stats.name))
+static u64 ctx_threads(void)
+{
+	return lake_ctx_count();
+}
+
+static u64 func_layouts(void)
+{
+	return lake_funcs_count();
+}
+
+#define STAT(name) { #name, &lake_stats.name, NULL }
+const struct lake_stat_desc lake_stat_list[] = {
+	{ "ctx_threads", NULL, ctx_threads }, { "func_layouts", NULL, func_layouts },
+	STAT(in_flight), STAT(errors), STAT(timeouts), STAT(killed), STAT(no_daemon),
+	STAT(bytes_inline), STAT(bytes_shm), STAT(messages), STAT(async_queued),
+	STAT(async_errors), STAT(async_dropped), STAT(latched), STAT(fences),
+	STAT(forged_replies), STAT(stray_replies), STAT(bad_records),
+};
+const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
+
+u64 lake_stat_value(const struct lake_stat_desc *d)
+{
+	return d->v ? atomic64_read(d->v) : d->get();
+}
 
 static int stats_show(struct seq_file *m, void *unused)
 {
 	struct lake_genl_load load;
 	u64 age;
+	size_t i;
 	u32 api;
 
 	seq_printf(m, "daemon_portid %u\n", lake_nl_daemon());
 	if (lake_nl_load(&load, &age))
 		seq_printf(m, "load_util_pct %u\nload_procs %u\nload_age_ms %llu\n",
 			   load.util_pct, load.procs, age / NSEC_PER_MSEC);
-	seq_printf(m, "ctx_threads %u\nfunc_layouts %u\n", lake_ctx_count(),
-		   lake_funcs_count());
-	SHOW(m, in_flight);
-	SHOW(m, errors);
-	SHOW(m, timeouts);
-	SHOW(m, killed);
-	SHOW(m, no_daemon);
-	SHOW(m, bytes_inline);
-	SHOW(m, bytes_shm);
-	SHOW(m, messages);
-	SHOW(m, async_queued);
-	SHOW(m, async_errors);
-	SHOW(m, async_dropped);
-	SHOW(m, latched);
-	SHOW(m, fences);
-	SHOW(m, forged_replies);
-	SHOW(m, stray_replies);
-	SHOW(m, bad_records);
+	for (i = 0; i < lake_stat_count; i++)
+		seq_printf(m, "%s %llu\n", lake_stat_list[i].name,
+			   lake_stat_value(&lake_stat_list[i]));
 	for (api = 1; api < LAKE_API_COUNT; api++)
-		seq_printf(m, "calls_%s %lld\n", lake_wire_api(api)->name,
-			   atomic64_read(&lake_stats.calls[api]));
+		seq_printf(m, "calls_%s %lld\nerrors_%s %lld\n", lake_wire_api(api)->name,
+			   atomic64_read(&lake_stats.calls[api]), lake_wire_api(api)->name,
+			   atomic64_read(&lake_stats.api_errors[api]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -42,7 +42,8 @@ enum lake_genl_cmd {
 	LAKE_CMD_PING,
 	/* any user -> kernel: no attributes; reply: daemon and region */
 	LAKE_CMD_STATUS_GET,
-	/* any user -> kernel: no attributes; reply: LAKE_A_STAT, LAKE_A_API_CALLS */
+	/* any user -> kernel: no attributes; reply: LAKE_A_STAT, LAKE_A_API_CALLS,
+	 * LAKE_A_API_ERRORS */
 	LAKE_CMD_STATS_GET,
 	/* any user -> kernel, dump: one LAKE_A_POLICY per policy */
 	LAKE_CMD_POLICY_GET,
@@ -72,6 +73,7 @@ enum lake_genl_attr {
 	LAKE_A_API_CALLS,	/* nest, repeated: lake_ctr_attr, calls of one API */
 	LAKE_A_POLICY,		/* nest: lake_policy_attr */
 	LAKE_A_REGISTRY,	/* nest: lake_registry_attr */
+	LAKE_A_API_ERRORS,	/* nest, repeated: lake_ctr_attr, failed calls of one API */
 	__LAKE_A_MAX,
 };
 #define LAKE_A_MAX	(__LAKE_A_MAX - 1)

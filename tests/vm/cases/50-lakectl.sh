@@ -35,12 +35,14 @@ same() {
 	echo "$1 differs:"; diff /tmp/a.sorted /tmp/b.sorted | head -n 5
 	return 1
 }
-# Every lakelib_stats counter (calls_X: calls of API X) equals lakectl's.
+# Every lakelib_stats counter (calls_X, errors_X: calls and failed calls of
+# API X) equals lakectl's.
 stats_match() {
 	lakectl --json stats > /tmp/stats.json || return 1
 	grep -v -e '^daemon_portid ' -e '^load_' $stats > /tmp/stats.dbg
 	jq -r '(.counters | to_entries[] | "\(.key) \(.value)"),
-		(.calls | to_entries[] | "calls_\(.key) \(.value)")' /tmp/stats.json > /tmp/stats.ctl &&
+		(.calls | to_entries[] | "calls_\(.key) \(.value)"),
+		(.errors | to_entries[] | "errors_\(.key) \(.value)")' /tmp/stats.json > /tmp/stats.ctl &&
 	[ "$(wc -l < /tmp/stats.ctl)" -gt 40 ] && same stats /tmp/stats.dbg /tmp/stats.ctl
 }
 # The policy's mode, crossovers, decisions, trips, last reason and every
