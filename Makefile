@@ -140,7 +140,9 @@ bench: deps
 		vm-images KVERS=$(lastword $(KVERS))
 	@for b in $(BENCHES); do $(BUILD)/bench/bench_$$b || exit 1; done
 	@VM_MODE=bench tests/vm/run $(lastword $(KVERS)) 1 >/dev/null; \
-		rc=$$?; grep -E '^bench' $(BUILD)/vm/$(lastword $(KVERS))-smp1-bench.log.txt; exit $$rc
+		rc=$$?; log=$(BUILD)/vm/$(lastword $(KVERS))-smp1-bench.log.txt; grep -E '^bench' $$log; \
+		mkdir -p $(BUILD)/linnos && examples/linnos/plot.sh $$log $(BUILD)/linnos/bench.png && \
+		echo "bench: LinnOS plot in $(BUILD)/linnos/bench.png"; exit $$rc
 
 demo: deps
 	@$(MAKE) --no-print-directory vm-images KVERS=$(lastword $(KVERS))

@@ -281,6 +281,104 @@ static const struct file_operations trace_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * debugfs bench: "run" times a batch of 1, 2, 4 ... LINNOS_MAX_VECTORS
+ * vectors through each side with the current model, BENCH_ROUNDS times
+ * each after one untimed run (the first GPU call sets the path up), and
+ * keeps the fastest, the one least disturbed by other work; reading prints one line per size and the crossover, the
+ * smallest size from which the GPU side was faster ("never" when it was not).
+ */
+#define BENCH_ROUNDS	5
+#define BENCH_SIZES	9	/* 1 .. 256 */
+
+static int bench_side(struct linnos_target *lt, const struct linnos_model *m, bool gpu,
+		      u32 n, u64 *ns)
+{
+	u64 t0, t, best = U64_MAX;
+	int r, ret;
+
+	for (r = -1; r < BENCH_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		if (gpu) {
+			ret = linnos_gpu_infer(lt, m, lt->batch_in[0], n, lt->batch_slow);
+			if (ret)
+				return ret;
+		} else {
+			linnos_infer_batch(m, lt->batch_in[0], n, lt->batch_slow);
+		}
+		t = ktime_get_ns() - t0;
+		if (r >= 0)
+			best = min(best, t);
+	}
+	*ns = best;
+	return 0;
+}
+
+static ssize_t bench_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	struct linnos_target *lt = ((struct seq_file *)f->private_data)->private;
+	const struct linnos_model *m;
+	char cmd[8] = "";
+	u32 i, n;
+	int ret = 0;
+
+	if (len >= sizeof(cmd) || copy_from_user(cmd, ubuf, len))
+		return -EINVAL;
+	if (strcmp(strim(cmd), "run"))
+		return -EINVAL;
+	mutex_lock(&lt->model_lock);
+	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+	if (!m)
+		ret = -ENOENT;
+	if (m)
+		linnos_fake_inputs(lt);
+	for (i = 0, n = 1; i < BENCH_SIZES && !ret; i++, n *= 2) {
+		lt->bench[i].batch = n;
+		ret = bench_side(lt, m, false, n, &lt->bench[i].cpu_ns);
+		if (!ret)
+			ret = bench_side(lt, m, true, n, &lt->bench[i].gpu_ns);
+	}
+	lt->bench_sizes = ret ? 0 : BENCH_SIZES;
+	mutex_unlock(&lt->model_lock);
+	return ret ? ret : len;
+}
+
+static int bench_show(struct seq_file *sf, void *unused)
+{
+	struct linnos_target *lt = sf->private;
+	u32 i, cross = 0;
+
+	mutex_lock(&lt->model_lock);
+	for (i = 0; i < lt->bench_sizes; i++) {
+		seq_printf(sf, "batch %u cpu_ns %llu gpu_ns %llu\n", lt->bench[i].batch,
+			   lt->bench[i].cpu_ns, lt->bench[i].gpu_ns);
+		if (!cross && lt->bench[i].gpu_ns < lt->bench[i].cpu_ns)
+			cross = lt->bench[i].batch;
+	}
+	if (lt->bench_sizes) {
+		if (cross)
+			seq_printf(sf, "crossover %u\n", cross);
+		else
+			seq_puts(sf, "crossover never\n");
+	}
+	mutex_unlock(&lt->model_lock);
+	return 0;
+}
+
+static int bench_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, bench_show, inode->i_private);
+}
+
+static const struct file_operations bench_fops = {
+	.owner = THIS_MODULE,
+	.open = bench_open,
+	.read = seq_read,
+	.write = bench_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* Named after the dm device (dmsetup's NAME), else after the policy. */
 void linnos_debugfs_add(struct linnos_target *lt, struct dm_target *ti)
 {
@@ -299,6 +397,7 @@ void linnos_debugfs_add(struct linnos_target *lt, struct dm_target *ti)
 	lt->dbg = debugfs_create_dir(dname, linnos_dir);
 	debugfs_create_file("status", 0400, lt->dbg, lt, &status_fops);
 	debugfs_create_file("trace", 0400, lt->dbg, lt, &trace_fops);
+	debugfs_create_file("bench", 0600, lt->dbg, lt, &bench_fops);
 }
 
 void linnos_debugfs_remove(struct linnos_target *lt)
@@ -316,3 +415,4 @@ void linnos_debugfs_exit(void)
 {
 	debugfs_remove(linnos_dir);
 }
+

@@ -101,6 +101,11 @@ struct linnos_target {
 	u8 batch_slow[LINNOS_MAX_VECTORS];
 
 	struct linnos_stats st;
+	struct {
+		u32 batch;
+		u64 cpu_ns, gpu_ns;
+	} bench[9];			/* debugfs bench (stats.c), under model_lock */
+	u32 bench_sizes;
 	struct dentry *dbg;
 	struct mutex trace_lock;
 };
@@ -133,6 +138,8 @@ extern struct workqueue_struct *linnos_wq;
 int linnos_gpu_infer(struct linnos_target *lt, const struct linnos_model *m,
 		     const u8 *in, u32 n, u8 *out);
 void linnos_gpu_release(struct linnos_gpu *g);
+
+void linnos_fake_inputs(struct linnos_target *lt);
 
 /* stats.c */
 void linnos_stats_latency(struct linnos_stats *st, u64 ns);

@@ -4,13 +4,18 @@
 M=/lib/lake
 LIN_SECTORS=32768
 
-# linnos_up SLOW_US [TABLE OPTIONS...]
+# linnos_up SLOW_US [TABLE OPTIONS...]: lake's modules too.
 linnos_up() {
+	insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko timeout_ms=2000 &&
+		linnos_dm_up "$@"
+}
+
+# linnos_dm_up SLOW_US [TABLE OPTIONS...]: lakeshm and lakelib already in.
+linnos_dm_up() {
 	_slow=$1
 	shift
 	insmod $M/kernel/dm-mod.ko &&
 		insmod $M/kernel/brd.ko rd_nr=2 rd_size=$((LIN_SECTORS / 2)) &&
-		insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko timeout_ms=2000 &&
 		insmod $M/lake_slowdisk.ko slow_us="$_slow" && insmod $M/lake_linnos.ko &&
 		dmsetup create slow0 --table "0 $LIN_SECTORS lake_slow /dev/ram0 0" &&
 		dmsetup create slow1 --table "0 $LIN_SECTORS lake_slow /dev/ram1 1" &&

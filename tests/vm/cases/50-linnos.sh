@@ -141,10 +141,12 @@ kill -STOP $pid
 sleep 0.3
 kill -9 $pid
 cpu_before=$(st_of cpu_inferences)
+reads_at_kill=$(st_of reads)
 wait $fio_pid
-echo "# after kill -9: $(dmsetup status lin)"
+echo "# after kill -9 (cpu_inferences before: $cpu_before, reads at kill: $reads_at_kill): $(dmsetup status lin)"
 check linnos.kill9_fio_no_errors fio_ok
-check linnos.kill9_cpu_took_over st_gt cpu_inferences "$cpu_before"
+check linnos.kill9_reads_went_on st_gt reads "$reads_at_kill"
+check linnos.kill9_cpu_took_over st_gt cpu_inferences "${cpu_before:-0}"
 check linnos.kill9_data_right [ "$(lin_sum)" = "$want" ]
 
 # Removal with reads in flight is refused; then clean removal.
