@@ -29,21 +29,27 @@ struct linnos_layer {
 	const s32 *b;		/* [out] */
 };
 
+/*
+ * Layer 0 again for the scalar path, two outputs per 64-bit word: word k
+ * of row i is w[i][2k] + w[i][2k + 1] * 2^32 (mod 2^64), row 31 the biases.
+ * Summed with wrapping u64 arithmetic, a word ends as L + H * 2^32 where L
+ * and H are the two outputs' sums; both fit in s32 (the overflow proof),
+ * so the low half read as s32 is L and the rest shifted down is H: half
+ * the multiply-adds, exactly.
+ */
 struct linnos_model {
 	enum linnos_variant variant;
 	u32 nlayers;
 	u32 threshold_us;
 	struct linnos_layer layer[LINNOS_MAX_LAYERS];
-	s32 data[];		/* the layers' w and b, 64-byte aligned each */
+	u64 l0_pairs[LINNOS_INPUTS + 1][LINNOS_HIDDEN / 2];
+	s32 data[];		/* the layers' w and b, each padded to 16 elements */
 };
 
 /* One input's output scores; SIMD paths must run inside an FPU section. */
 void linnos_scores_scalar(const struct linnos_model *m, const u8 *in, s32 *z);
 void linnos_scores_avx2(const struct linnos_model *m, const u8 *in, s32 *z);
 void linnos_scores_avx512(const struct linnos_model *m, const u8 *in, s32 *z);
-
-/* The output layer, shared by every path: it is 2 x 256, too narrow for SIMD. */
-void linnos_output_layer(const struct linnos_layer *l, const s32 *a, s32 *z);
 
 /* b + sum / LINNOS_SCALE, clamped at 0 for a hidden layer (the parser's bound). */
 static inline s32 linnos_finish(s32 b, s64 sum)

@@ -7,8 +7,9 @@
  *
  * Zero inputs are skipped: digits are often 0 (leading zeros of small
  * counts) and ReLU zeroes about half of each hidden layer, and skipping a
- * zero term changes no sum. Stack: two 1 KiB activation buffers in two
- * frames (the second only for NN+1 and NN+2) and 256 bytes of sums.
+ * zero term changes no sum. Layer 0 sums two outputs per 64-bit word
+ * (infer.h). Stack: 1 KiB of activations, and 1 KiB more in one callee at
+ * a time (layer 0's sums, or NN+1 and NN+2's second buffer).
  */
 #include "infer.h"
 
@@ -20,23 +21,29 @@ static inline s32 digit(u8 x)
 	return x > 9 ? 9 : x;
 }
 
-static void layer0(const struct linnos_layer *l, const u8 *x, s32 *a)
+/* Layer 0 on the paired weights (infer.h): 128 words for 256 outputs. */
+static void layer0(const struct linnos_model *m, const u8 *x, s32 *a)
 {
-	u32 i, j;
+	u64 s[LINNOS_HIDDEN / 2];
+	u32 i, k;
 
-	memcpy(a, l->b, sizeof(s32) * LINNOS_HIDDEN);
+	memcpy(s, m->l0_pairs[LINNOS_INPUTS], sizeof(s));
 	for (i = 0; i < LINNOS_INPUTS; i++) {
-		const s32 *w = l->w + i * LINNOS_HIDDEN;
-		s32 xi = digit(x[i]);
+		const u64 *w = m->l0_pairs[i];
+		u64 xi = digit(x[i]);
 
 		if (!xi)
 			continue;
-		for (j = 0; j < LINNOS_HIDDEN; j++)
-			a[j] += xi * w[j];
+		for (k = 0; k < LINNOS_HIDDEN / 2; k++)
+			s[k] += xi * w[k];
 	}
-	for (j = 0; j < LINNOS_HIDDEN; j++)
-		if (a[j] < 0)
-			a[j] = 0;
+	for (k = 0; k < LINNOS_HIDDEN / 2; k++) {
+		s32 lo = (s32)(u32)s[k];
+		s32 hi = (s32)(u32)((s[k] - (u64)(s64)lo) >> 32);
+
+		a[2 * k] = lo > 0 ? lo : 0;
+		a[2 * k + 1] = hi > 0 ? hi : 0;
+	}
 }
 
 static void hidden(const struct linnos_layer *l, const s32 *a, s32 *out)
@@ -72,7 +79,7 @@ static noinline void hidden_layers(const struct linnos_model *m, s32 *a)
 	}
 }
 
-void linnos_output_layer(const struct linnos_layer *l, const s32 *a, s32 *z)
+static void output(const struct linnos_layer *l, const s32 *a, s32 *z)
 {
 	s64 s0 = 0, s1 = 0;
 	u32 i;
@@ -93,8 +100,8 @@ void linnos_scores_scalar(const struct linnos_model *m, const u8 *in, s32 *z)
 {
 	s32 a[LINNOS_HIDDEN];
 
-	layer0(&m->layer[0], in, a);
+	layer0(m, in, a);
 	if (m->nlayers > 2)
 		hidden_layers(m, a);
-	linnos_output_layer(&m->layer[m->nlayers - 1], a, z);
+	output(&m->layer[m->nlayers - 1], a, z);
 }

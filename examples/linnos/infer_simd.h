@@ -11,8 +11,8 @@
  * digits. Hidden layers sum in s64: each vector of 2N weights gives its even
  * lanes' products with one vpmuldq and its odd lanes' with another after a
  * 32-bit shift, so even and odd outputs sum in separate vectors; ACC1
- * weight vectors per pass. The 2 x 256 output layer is scalar code shared
- * with the scalar path. Same zero skipping and digit clamp as there.
+ * weight vectors per pass. The output layer uses the same multiply (see
+ * output()). Same zero skipping and digit clamp as the scalar path.
  */
 #include "infer.h"
 
@@ -60,6 +60,7 @@ static void layer0(const struct linnos_layer *l, const u8 *x, s32 *a)
 	u32 i, j0, k;
 
 	for (j0 = 0; j0 < LINNOS_HIDDEN; j0 += ACC0 * L32) {
+#pragma GCC unroll 16
 		for (k = 0; k < ACC0; k++)
 			acc[k] = load(l->b + j0 + k * L32);
 		for (i = 0; i < LINNOS_INPUTS; i++) {
@@ -68,9 +69,11 @@ static void layer0(const struct linnos_layer *l, const u8 *x, s32 *a)
 
 			if (!xi)
 				continue;
+#pragma GCC unroll 16
 			for (k = 0; k < ACC0; k++)
 				acc[k] += xi * load(w + k * L32);
 		}
+#pragma GCC unroll 16
 		for (k = 0; k < ACC0; k++)
 			store(a + j0 + k * L32, acc[k] & (vsi)(acc[k] > zero));
 	}
@@ -94,6 +97,7 @@ static void hidden(const struct linnos_layer *l, const s32 *a, s32 *out)
 			if (!a[i])
 				continue;
 			av = (vsi){ 0 } + a[i];
+#pragma GCC unroll 8
 			for (k = 0; k < ACC1; k++) {
 				vsi wv = load(w + k * L32);
 
@@ -115,6 +119,37 @@ static void hidden(const struct linnos_layer *l, const s32 *a, s32 *out)
 	}
 }
 
+/*
+ * The 2 x 256 output layer: row i of w holds (w0, w1) for input i, so a
+ * vector of weights covers L64 inputs, outputs 0 and 1 in its even and odd
+ * lanes; the activations, widened to 64-bit lanes, meet them with vpmuldq.
+ */
+static void output(const struct linnos_layer *l, const s32 *a, s32 *z)
+{
+	typedef s32 vhalf __attribute__((vector_size(VEC_BYTES / 2)));
+	vdi s0 = { 0 }, s1 = { 0 };
+	s64 e[L64], o[L64], t0 = 0, t1 = 0;
+	u32 i, m;
+
+	for (i = 0; i < LINNOS_HIDDEN; i += L64) {
+		vhalf ah;
+		vsi aw, wv = load(l->w + 2 * i);
+
+		__builtin_memcpy(&ah, a + i, sizeof(ah));
+		aw = (vsi)__builtin_convertvector(ah, vdi);
+		s0 += mul_even(aw, wv);
+		s1 += mul_even(aw, odd_to_even(wv));
+	}
+	__builtin_memcpy(e, &s0, sizeof(e));
+	__builtin_memcpy(o, &s1, sizeof(o));
+	for (m = 0; m < L64; m++) {
+		t0 += e[m];
+		t1 += o[m];
+	}
+	z[0] = (s32)(l->b[0] + t0 / LINNOS_SCALE);
+	z[1] = (s32)(l->b[1] + t1 / LINNOS_SCALE);
+}
+
 static noinline void hidden_layers(const struct linnos_model *m, s32 *a)
 {
 	s32 t[LINNOS_HIDDEN];
@@ -133,5 +168,5 @@ void SCORES_FN(const struct linnos_model *m, const u8 *in, s32 *z)
 	layer0(&m->layer[0], in, a);
 	if (m->nlayers > 2)
 		hidden_layers(m, a);
-	linnos_output_layer(&m->layer[m->nlayers - 1], a, z);
+	output(&m->layer[m->nlayers - 1], a, z);
 }

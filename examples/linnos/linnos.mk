@@ -17,13 +17,8 @@ $(BUILD)/kernels/linnos.fatbin: examples/linnos/linnos.cu include/lake/kernel.h
 	$(NVCC) -fatbin -gencode arch=compute_80,code=sm_80 \
 		-gencode arch=compute_90,code=sm_90 -Iinclude $< -o $@
 
-# The model core's objects for host programs. The SIMD files get their
-# instruction sets here as Kbuild gives them theirs; LINNOS_KFLAGS are the
-# kernel's code-generation flags (arch/x86/Makefile), for the benchmark.
-LINNOS_DIR := examples/linnos
-LINNOS_HDRS := $(wildcard $(LINNOS_DIR)/*.h) include/lake/port.h
-LINNOS_SIMD_avx2 := -mavx2
-LINNOS_SIMD_avx512 := -mavx2 -mavx512f
-LINNOS_KFLAGS := -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx -mno-80387 \
-	-mno-fp-ret-in-387 -mpreferred-stack-boundary=3 -mno-red-zone -fno-pic \
-	-fno-strict-aliasing -fno-common -fno-omit-frame-pointer -fno-tree-vectorize
+# The SIMD files' instruction sets, for host builds of the model core
+# (tests/unit/linnos.mk, tests/fuzz/linnos_model.mk, bench/linnos.mk), as
+# Kbuild gives them.
+LINNOS_SIMD_infer_avx2 := -mavx2
+LINNOS_SIMD_infer_avx512 := -mavx2 -mavx512f

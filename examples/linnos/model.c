@@ -235,6 +235,13 @@ int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 			if (b[j] > LINNOS_PARAM_MAX || b[j] < -LINNOS_PARAM_MAX)
 				goto range;
 	}
+	for (i = 0; i <= LINNOS_INPUTS; i++)
+		for (j = 0; j < LINNOS_HIDDEN / 2; j++) {
+			const s32 *row = i < LINNOS_INPUTS ?
+					 m->layer[0].w + i * LINNOS_HIDDEN : m->layer[0].b;
+
+			m->l0_pairs[i][j] = (u64)(s64)row[2 * j] + ((u64)(u32)row[2 * j + 1] << 32);
+		}
 	*why = check_bounds(m);
 	if (*why) {
 		lake_port_kvfree(m);

@@ -2,10 +2,13 @@
 /*
  * libFuzzer harness for LinnOS's weight-file parser (examples/linnos/
  * model.c). Each input is parsed as it is and again with its CRC field
- * recomputed, so that mutations reach the checks behind the checksum (value
- * ranges, the overflow proof). A refusal must come with a reason and no
- * model; an accepted model must export exactly its payload and give the
- * same scores on every CPU path (UBSan stops any overflow the proof missed).
+ * recomputed, so that mutations reach the checks behind the checksum. A
+ * third parse builds a well-formed NN file whose weights are the input's
+ * bytes scaled up by a power of two the input chooses: these probe the
+ * overflow proof's edge. A refusal must come with a reason and no model; an
+ * accepted model must export exactly its payload and give the same scores
+ * on every CPU path, which an overflow the proof missed would break (the
+ * paths wrap differently; UBSan stops the others).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,10 +60,35 @@ static void try_parse(const u8 *data, size_t size)
 	linnos_model_free(m);
 }
 
+static struct lt_model *nn;
+static u8 *nn_file;
+static size_t nn_len;
+
+static void scaled_weights(const u8 *data, size_t size)
+{
+	u32 shift = data[0] % 20, l, i, k = 1;
+
+	for (l = 0; l < nn->nl; l++) {
+		for (i = 0; i < nn->in[l] * nn->out[l]; i++, k++) {
+			s64 w = (s64)(s8)data[k % size] * ((s64)1 << shift);
+
+			nn->wq[l][i] = w > LINNOS_PARAM_MAX ? LINNOS_PARAM_MAX :
+				       w < -LINNOS_PARAM_MAX ? -LINNOS_PARAM_MAX : w;
+		}
+		for (i = 0; i < nn->out[l]; i++, k++)
+			nn->bq[l][i] = (s8)data[k % size] * (1 << (shift / 2));
+	}
+	free(nn_file);
+	nn_file = lt_model_file(nn, 500, &nn_len);
+	try_parse(nn_file, nn_len);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	u8 *copy;
 
+	if (!nn)
+		nn = lt_model_random(LINNOS_NN, 1.0, 1);
 	try_parse(data, size);
 	if (size < 64)
 		return 0;
@@ -69,5 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lt_file_fix_crc(copy, size);
 	try_parse(copy, size);
 	free(copy);
+	scaled_weights(data, size);
 	return 0;
 }

@@ -5,7 +5,7 @@ FUZZ_SRCS_linnos_model := examples/linnos/model.c examples/linnos/infer_scalar.c
 	tests/unit/linnos_util.c \
 	$(BUILD)/fuzz/linnos/infer_avx2.o $(BUILD)/fuzz/linnos/infer_avx512.o
 
-$(BUILD)/fuzz/linnos/infer_%.o: examples/linnos/infer_%.c $(wildcard examples/linnos/*.h)
+$(BUILD)/fuzz/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(WARN) -Iinclude -I. \
 		$(LINNOS_SIMD_$*) -c $< -o $@

@@ -6,6 +6,6 @@ UNIT_SRCS_linnos := examples/linnos/model.c examples/linnos/infer_scalar.c \
 	$(BUILD)/unit/linnos/infer_avx2.o $(BUILD)/unit/linnos/infer_avx512.o
 UNIT_LIBS_linnos := -ldl -lm
 
-$(BUILD)/unit/linnos/infer_%.o: examples/linnos/infer_%.c $(wildcard examples/linnos/*.h) include/lake/port.h
+$(BUILD)/unit/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h) include/lake/port.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(LINNOS_SIMD_$*) -c $< -o $@

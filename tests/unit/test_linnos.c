@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <lake/kernel_abi.h>
 #include "linnos_util.h"
@@ -393,6 +394,8 @@ static void compare_paths(const struct linnos_model *m, u32 count, u64 seed, boo
 			lt_random_input(x, &s);
 			if (wild && b % 4 == 0)	/* bytes above 9 count as 9 */
 				x[lt_rand(&s) % LINNOS_INPUTS] = lt_rand(&s);
+			if (wild && b % 8 == 1)	/* the largest activations */
+				memset(x, 9, LINNOS_INPUTS);
 			linnos_infer_scores(m, LINNOS_PATH_SCALAR, x, zs[b]);
 			want[b] = zs[b][1] > zs[b][0];
 		}
@@ -464,20 +467,24 @@ static void test_paths_extreme(void **state)
 		size_t len;
 		u8 *f;
 
-		/* Layer 0: |w| 7e6 with random signs, 31 * 9 * 7e6 = 1.95e9. */
+		/*
+		 * Layer 0: |w| 7e6, 31 * 9 * 7e6 = 1.95e9; random signs, but
+		 * all positive for the first 64 outputs, which all-9 inputs
+		 * drive to 1.95e9.
+		 */
 		for (i = 0; i < 31 * 256; i++)
-			r->wq[0][i] = lt_rand(&s) & 1 ? 7000000 : -7000000;
+			r->wq[0][i] = i < 64 * 31 || lt_rand(&s) & 1 ? 7000000 : -7000000;
 		for (i = 0; i < 256; i++)
 			r->bq[0][i] = 0;
 		/*
-		 * Later layers: sums of 256 products of activations up to 1.95e9
-		 * (and, at the output, weights up to 3: products above 2^32).
+		 * Later layers: weights up to 2 (3 at the output) times
+		 * activations up to 1.95e9: products and sums beyond 32 bits.
 		 */
 		for (l = 1; l < r->nl; l++)
 			for (j = 0; j < r->out[l]; j++) {
 				for (i = 0; i < 256; i++)
 					r->wq[l][j * 256 + i] = (lt_rand(&s) % 3 == 0 ? 1 : -1) *
-						(s32)(lt_rand(&s) % (l + 1 == r->nl ? 4 : 2));
+						(s32)(lt_rand(&s) % (l + 1 == r->nl ? 4 : 3));
 				r->bq[l][j] = 0;
 			}
 		f = lt_model_file(r, 900, &len);
@@ -583,6 +590,143 @@ static void test_host_kernels(void **state)
 	dlclose(so);
 }
 
+/* ---- the shipped weights against the trainer's own integer model ------ */
+
+static u8 *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	u8 *buf;
+	long n;
+
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/*
+ * weights/check.txt holds, per variant, held-out reads with the scores
+ * train.py's integer model gave them: the kernel's encoding and every CPU
+ * path must give the same, or the trainer and the kernel disagree about
+ * the model (digit order, truncation, layout).
+ */
+static void check_vectors(const char *dir, const char *check, u32 min_rows)
+{
+	static const char *const names[] = {
+		"linnos_nn.lnw", "linnos_nn1.lnw", "linnos_nn2.lnw",
+	};
+	struct linnos_model *m[3] = { NULL };
+	u32 rows[3] = { 0 }, k;
+	char line[256], path[512];
+	FILE *f;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		size_t len;
+		u8 *buf;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (access(path, R_OK))
+			continue;
+		buf = read_file(path, &len);
+		m[i] = parse_ok(buf, len);
+		assert_int_equal(linnos_model_variant(m[i]), variants[i]);
+		free(buf);
+	}
+	f = fopen(check, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct linnos_history h;
+		unsigned int v, pend, lat[4], hp[4];
+		int z[2];
+		s32 got[2];
+		u8 in[LINNOS_INPUTS];
+		enum linnos_path p;
+
+		if (line[0] == '#')
+			continue;
+		assert_int_equal(sscanf(line, "%u %u %u %u %u %u %u %u %u %u %d %d", &v, &pend,
+					&lat[0], &lat[1], &lat[2], &lat[3],
+					&hp[0], &hp[1], &hp[2], &hp[3], &z[0], &z[1]), 12);
+		assert_true(v < 3);
+		assert_non_null(m[v]);
+		for (k = 0; k < 4; k++) {
+			h.latency_us[k] = lat[k];
+			h.pending_at_issue[k] = hp[k];
+		}
+		linnos_encode(&h, pend, in);
+		for (p = LINNOS_PATH_SCALAR; p < LINNOS_PATH_COUNT; p++) {
+			if (!linnos_path_supported(p))
+				continue;
+			linnos_infer_scores(m[v], p, in, got);
+			if (got[0] != z[0] || got[1] != z[1])
+				fail_msg("%s/%s, %s: %s: %d %d, train.py %d %d", dir, names[v],
+					 linnos_path_name(p), line, got[0], got[1], z[0], z[1]);
+		}
+		rows[v]++;
+	}
+	fclose(f);
+	for (i = 0; i < 3; i++) {
+		if (!m[i])
+			continue;
+		assert_true(rows[i] >= min_rows);
+		linnos_model_free(m[i]);
+	}
+}
+
+/*
+ * weights/check.txt holds, per variant, held-out reads with the scores
+ * train.py's integer model gave them: the kernel's encoding and every CPU
+ * path must give the same, or the trainer and the kernel disagree about
+ * the model (digit order, truncation, layout).
+ */
+static void test_shipped_weights(void **state)
+{
+	(void)state;
+	assert_int_equal(access("examples/linnos/weights/linnos_nn2.lnw", R_OK), 0);
+	check_vectors("examples/linnos/weights", "examples/linnos/weights/check.txt", 200);
+}
+
+/*
+ * The training loop end to end, small: a synthetic trace, NN trained on
+ * it, its weight file parsed by the kernel's parser and its check vectors
+ * met; and the model must beat "always fast" on the held-out reads.
+ */
+static void test_trainer(void **state)
+{
+	char dir[] = "/tmp/linnos-train-XXXXXX", cmd[1024], line[256];
+	double base = -1, acc = -1;
+	FILE *p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 examples/linnos/synth.py --reads 8000 --seed 3 -o %s/t.csv && "
+		 "/usr/bin/python3 examples/linnos/train.py %s/t.csv -o %s --variants 0 "
+		 "--epochs 4 --check-out %s/check.txt", dir, dir, dir, dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		print_message("%s", line);
+		if (!strncmp(line, "fast! accuracy", 14))
+			base = atof(line + 14);
+		if (!strncmp(line, "NN    accuracy", 14))
+			acc = atof(line + 14);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(base > 50 && acc > base + 5);
+	snprintf(cmd, sizeof(cmd), "%s/check.txt", dir);
+	check_vectors(dir, cmd, 100);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,7 +738,12 @@ int main(void)
 		cmocka_unit_test(test_paths_identical),
 		cmocka_unit_test(test_paths_extreme),
 		cmocka_unit_test(test_host_kernels),
+		cmocka_unit_test(test_shipped_weights),
+		cmocka_unit_test(test_trainer),
 	};
 
+	/* LINNOS_TEST=test_paths* runs a subset. */
+	if (getenv("LINNOS_TEST"))
+		cmocka_set_test_filter(getenv("LINNOS_TEST"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
