@@ -6,6 +6,8 @@
 . /lib/lake/linnos.sh
 say() { echo "demo: $*"; }
 secs=${lake_demo_secs:-15}
+# One job: on one guest CPU, more would mostly measure the scheduler.
+LIN_JOBS=1
 stats=/sys/kernel/debug/lake/lakelib_stats
 
 linnos_up 3000 mode=off model=linnos/linnos_nn.lnw || { say "setup failed"; exit 1; }
@@ -35,7 +37,7 @@ run() {
 		}' >> /tmp/rows
 }
 
-say "fio: 4 KiB random reads, 5% writes, 4 jobs, ${secs} s per run, on linnos over two replicas"
+say "fio: 4 KiB random reads, 5% writes, one job, ${secs} s per run, on linnos over two replicas"
 say "replicas: 16 MiB RAM disks under lake_slow (3 ms +-50% bursts, one replica at a time)"
 : > /tmp/rows
 run off off

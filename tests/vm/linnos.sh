@@ -28,11 +28,12 @@ linnos_dm_up() {
 # The value after KEY in `dmsetup status lin`.
 lin_stat() { dmsetup status lin | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
-# lin_fio SECONDS [FIO OPTIONS...]: 4 KiB random reads with 5% writes, 4 jobs.
+# lin_fio SECONDS [FIO OPTIONS...]: 4 KiB random reads with 5% writes,
+# LIN_JOBS jobs (4).
 lin_fio() {
 	_t=$1
 	shift
 	fio --name=lin --filename=/dev/mapper/lin --rw=randrw --rwmixread=95 --bs=4k \
-		--direct=1 --ioengine=psync --numjobs=4 --time_based --runtime="$_t" \
+		--direct=1 --ioengine=psync --numjobs="${LIN_JOBS:-4}" --time_based --runtime="$_t" \
 		--group_reporting "$@"
 }
