@@ -71,10 +71,11 @@
  * by the first GPU batch after a swap.
  *
  * Messages (dmsetup message NAME 0 ...): "mode auto|cpu|gpu|off",
- * "threshold US", "model FILE", "model none", "reset" (counters), and
- * "calibrate" (time both sides for the policy). Bad ones get -EINVAL and a
- * log line. Status: dmsetup status (one line), and debugfs
- * lake/linnos/NAME/status (detail) and trace (the exporter, CSV).
+ * "threshold US" (for judging predictions; the model's own until set),
+ * "model FILE", "model none", "reset" (counters), and "calibrate" (time
+ * both sides for the policy). Bad ones get -EINVAL and a log line. Status:
+ * dmsetup status (one line), and debugfs lake/linnos/NAME/status (detail),
+ * trace (the exporter, CSV) and bench (per-batch times on each side).
  *
  * Limits. Two replicas, no resync: a replica that misses a write (an error)
  * stays different, and the write's error says so. The pending count is of
