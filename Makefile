@@ -127,11 +127,12 @@ test-vm: deps
 	@$(RUN_ENV) tests/run vm
 
 test-gpu: deps
-	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(HOST_KERNELS)
+	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(BUILD)/gpu/linnos_curve $(HOST_KERNELS)
 	@$(RUN_ENV) tests/run gpu
 
 test: deps
-	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check
+	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check \
+		$(BUILD)/gpu/linnos_curve
 	@$(RUN_ENV) tests/run all
 
 # Host benchmarks, then lakelib's in one guest boot (newest kernel, 1 CPU).
