@@ -92,7 +92,7 @@ struct linnos_target {
 	struct bio_set bs;		/* write clones */
 
 	struct lake_fallback *fb;
-	char fb_name[32];
+	char fb_name[20];		/* "linnosN": the policy's name */
 	spinlock_t qlock;
 	struct bio_list queue;		/* reads waiting for the worker */
 	struct work_struct work;
