@@ -149,11 +149,12 @@ test-vm-rt: deps
 	@$(RUN_ENV) tests/vm/rt
 
 after-deps-test-gpu:
-	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(HOST_KERNELS)
+	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(BUILD)/gpu/linnos_curve $(HOST_KERNELS)
 	@$(RUN_ENV) tests/run gpu
 
 after-deps-test:
-	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check
+	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check \
+		$(BUILD)/gpu/linnos_curve
 	@$(RUN_ENV) tests/run all
 
 # No kernel: the guest cannot boot, and saying so is the only honest result.
@@ -171,7 +172,9 @@ after-deps-bench: $(if $(NEWEST),,no-kernel)
 		vm-images KVERS=$(NEWEST)
 	@for b in $(BENCHES); do $(BUILD)/bench/bench_$$b || exit 1; done
 	@VM_MODE=bench tests/vm/run $(NEWEST) 1 >/dev/null; \
-		rc=$$?; grep -E '^bench' $(BUILD)/vm/$(NEWEST)-smp1-bench.log.txt; exit $$rc
+		rc=$$?; log=$(BUILD)/vm/$(NEWEST)-smp1-bench.log.txt; grep -E '^bench' $$log; \
+		mkdir -p $(BUILD)/linnos && examples/linnos/plot.sh $$log $(BUILD)/linnos/bench.png && \
+		echo "bench: LinnOS plot in $(BUILD)/linnos/bench.png"; exit $$rc
 
 after-deps-demo: $(if $(NEWEST),,no-kernel)
 	@$(MAKE) --no-print-directory vm-images KVERS=$(NEWEST)

@@ -32,3 +32,12 @@ fi
 echo "bench: TCG check: user memcpy 1 MiB there and back, buffers equal modulo 2 MiB: $(memcpy_bench 1048576 20 congruent) ns"
 echo "bench: TCG check: user memcpy 1 MiB there and back, an address-space switch before each copy: $(memcpy_bench 1048576 20 switch) ns"
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"
+# LinnOS: a batch of feature vectors through each side, the whole path
+# (examples/linnos, debugfs bench), batch 1 to 256, and the crossover.
+. /lib/lake/linnos.sh
+if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
+	b=/sys/kernel/debug/lake/linnos/lin/bench
+	echo run > $b && sed 's/^/bench: linnos /' $b
+else
+	echo "bench: linnos setup failed"
+fi

@@ -2,3 +2,14 @@
 $(BUILD)/gpu/gpu_check: tests/gpu/gpu_check.c $(LAKED_CORE_SRCS) $(wildcard laked/*.h include/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread
+
+# LinnOS's per-batch curve on the real driver (tests/gpu/run), or the host device (--host).
+LINNOS_CURVE_OBJS := $(addprefix $(BUILD)/gpu/linnos/,model.o infer_scalar.o infer_avx2.o \
+	infer_avx512.o)
+$(BUILD)/gpu/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h) include/lake/port.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $(LINNOS_SIMD_$*) -c $< -o $@
+
+$(BUILD)/gpu/linnos_curve: tests/gpu/linnos_curve.c $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) \
+		$(wildcard laked/*.h examples/linnos/*.h include/lake/*.h)
+	$(CC) $(HOST_CFLAGS) -O2 $< $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread

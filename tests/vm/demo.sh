@@ -1,41 +1,61 @@
-# The guest half of `make demo`: lake at work. lakeshm's region and its
-# allocator, then laked serving the CUDA API to kernel code (vadd on the
-# host device), then what lakelib counted.
-. /lib/lake/vmlib.sh
+# The guest half of `make demo`: LinnOS on lake. Two RAM-disk replicas
+# under lake_slow (GC-like bursts of extra milliseconds that move between
+# them), the linnos target over both, and fio's random reads with a few
+# writes: first with prediction off, then on the CPU, then with the GPU
+# side forced through laked's host device. One table, one sentence.
+. /lib/lake/linnos.sh
 say() { echo "demo: $*"; }
-shmctl=/sys/kernel/debug/lake/shm_selftest
-cudactl=/sys/kernel/debug/lake/cuda_selftest
+secs=${lake_demo_secs:-15}
+# One job: on one guest CPU, more would mostly measure the scheduler.
+LIN_JOBS=1
 stats=/sys/kernel/debug/lake/lakelib_stats
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 
-say "insmod lakeshm.ko size_mib=16; insmod lakelib.ko"
-insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko || exit 1
-insmod $M/lake_shm_selftest.ko && insmod $M/lake_cuda_selftest.ko || exit 1
-say "/dev/lake_shm: $(ls -l /dev/lake_shm | awk '{print $1, $3}')"
-for req in "4096 0 1" "100 0 2" "3000 4096 3" "64 0 4"; do
-	echo "alloc $req" > $shmctl
-	say "kernel allocates $(echo $req | cut -d' ' -f1) bytes (align $(echo $req | cut -d' ' -f2)) -> offset $(cat $shmctl)"
-done
-say "user space maps the region and reads the buffer at offset 8192:"
-shm_peek 8192 16 | sed 's/^/demo:   /'
-echo "free 4096" > $shmctl
-echo "free 0" > $shmctl
-say "freed two neighbours: free blocks $(grep free_blocks /sys/kernel/debug/lake/shm_stats | cut -d' ' -f2), largest $(grep largest_free /sys/kernel/debug/lake/shm_stats | cut -d' ' -f2) bytes"
+linnos_up 3000 mode=off model=linnos/linnos_nn.lnw || { say "setup failed"; exit 1; }
+dd if=/dev/urandom of=/dev/mapper/lin bs=1M count=16 oflag=direct 2> /dev/null
 
-say "without laked, calls fail at once:"
-echo nodaemon > $cudactl
-sed 's/^/demo:   /' $cudactl
-say "starting laked --device=host"
+# run LABEL MODE: one fio run in MODE; its row of the table into /tmp/rows.
+run() {
+	dmsetup message lin 0 mode "$2" && dmsetup message lin 0 reset || return 1
+	lin_fio "$secs" --output=/tmp/fio-$2.out > /dev/null 2>&1 || say "fio failed in mode $2"
+	dmsetup status lin | cut -d' ' -f4- | tr ' ' '\n' | awk -v label="$1" '
+		NR % 2 == 1 { k = $0; next } { v[k] = $0 }
+		END {
+			judged = v["true_slow"] + v["true_fast"] + v["false_submit"] + v["false_revoke"]
+			if (label == "off") {
+				acc = fs = fr = red = "-"
+			} else {
+				acc = sprintf("%.1f%%", v["accuracy"])
+				fs = sprintf("%.2f%%", judged ? 100 * v["false_submit"] / judged : 0)
+				fr = sprintf("%.2f%%", judged ? 100 * v["false_revoke"] / judged : 0)
+				red = sprintf("%.1f%%", v["reads"] ? 100 * v["redirected"] / v["reads"] : 0)
+			}
+			ns = v["gpu_inferences"] ? v["gpu_ns_per_inference"] : v["cpu_ns_per_inference"]
+			printf "%-14s %7d %8d %9d %9s %8s %8s %6s %8d %8d %8s %7d\n", label,
+				v["p50_us"], v["p99_us"], v["p999_us"], acc, fs, fr, red,
+				v["cpu_inferences"], v["gpu_inferences"],
+				label == "off" ? "-" : ns, v["reads"]
+		}' >> /tmp/rows
+}
+
+say "fio: 4 KiB random reads, 5% writes, one job, ${secs} s per run, on linnos over two replicas"
+say "replicas: 16 MiB RAM disks under lake_slow (3 ms +-50% bursts, one replica at a time)"
+: > /tmp/rows
+run off off
+run cpu cpu
 laked --device=host > /tmp/laked.log 2>&1 &
-for i in $(seq 50); do [ "$(stat_of daemon_portid)" != 0 ] && break; sleep 0.1; done
-sed 's/^/demo:   laked: /' /tmp/laked.log
-say "kernel code calls the CUDA API: devices, contexts, memory, vadd on the host device, streams, events, async errors, bad handles"
-echo basic > $cudactl
-say "  $(grep -c '^ok' $cudactl) checks passed, $(grep -c '^not ok' $cudactl) failed; for example:"
-grep -E 'vadd_result|launch_params|async_error_at_stream_sync|get_function_forged' $cudactl | sed 's/^/demo:     /'
-echo "threads 4 10" > $cudactl
-say "four kernel threads, each its own context, 10 vadd rounds each: $(grep -c '^ok' $cudactl)/4 ok"
-say "lakelib counters (debugfs lake/lakelib_stats):"
-grep -E '^(messages|async_queued|bytes_inline|bytes_shm|errors|calls_cuLaunchKernel|calls_cuMemcpyHtoD) ' $stats | sed 's/^/demo:   /'
-kill -TERM %1 2>/dev/null; wait
-rmmod lake_cuda_selftest lake_shm_selftest lakelib lakeshm && say "laked stopped, modules unloaded cleanly"
+for i in $(seq 50); do
+	[ "$(grep '^daemon_portid ' $stats | cut -d' ' -f2)" != 0 ] && break
+	sleep 0.1
+done
+run gpu-hostdev gpu
+kill %1 2> /dev/null
+
+say ""
+say "$(printf '%-14s %7s %8s %9s %9s %8s %8s %6s %8s %8s %8s %7s' linnos p50_us p99_us p99.9_us \
+	accuracy f_submit f_revoke redir cpu_inf gpu_inf ns/inf reads)"
+sed 's/^/demo: /' /tmp/rows
+off99=$(awk 'NR == 1 { print $3 }' /tmp/rows)
+on99=$(awk 'NR == 2 { print $3 }' /tmp/rows)
+gpu99=$(awk 'NR == 3 { print $3 }' /tmp/rows)
+say ""
+say "linnos predicted, for each read, from its replica's last four reads whether it would be slow, and sent the reads predicted slow to the other replica: p99 read latency went from ${off99} us with prediction off to ${on99} us with it on the CPU and ${gpu99} us with it on laked's host device."

@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lake_linnos: LinnOS (Hao et al., OSDI 2020) as a device-mapper target on a
+ * stock kernel. Two replicas hold the same data; for every read a small
+ * neural network predicts from the recent behaviour of a replica whether
+ * the read will be slow there, and a read predicted slow goes to the other.
+ *
+ *	dmsetup create NAME --table \
+ *	  "0 SECTORS linnos /dev/PRIMARY /dev/REPLICA [mode=M] [threshold=US] [model=FILE]"
+ *
+ * Writes are cloned to both replicas and complete when both have (with an
+ * error if either failed). Flushes go to both. Discards are not supported.
+ *
+ * Homes. Each read has a home replica, alternating in 4 KiB stripes of
+ * the target (PRIMARY holds the even stripes' home, REPLICA the odd), so
+ * that both replicas serve reads all the time and both histories stay
+ * current. With one fixed home, a replica that had been slow would keep its
+ * slow history forever once reads stopped going there, and never be chosen
+ * again; here the reads at home refresh it.
+ *
+ * The features. Each replica keeps the LinnOS history: the latency and the
+ * pending count at issue of its last 4 completed reads, and its current
+ * pending count (reads and writes sent to it, not completed). A read is
+ * encoded against its home (31 digits, model.h) and predicted; only when
+ * home is predicted slow is the other replica encoded and predicted too.
+ * Predicted fast there, the read goes there (redirected); predicted slow
+ * on both, it stays at home (both_slow): the other replica is no better
+ * bet, and home keeps the load it was given. Its completion records the
+ * observed latency in that replica's history and in the feature registry
+ * (lake/features.h, one registry per replica), from which the trace
+ * exporter (stats.c) reads the training data out.
+ *
+ * Accuracy is judged on the device a read actually went to, against the
+ * slow threshold: a true slow, true fast, false submit (predicted fast, was
+ * slow) or false revoke (predicted slow, was fast). A redirected read
+ * counts as the other replica's (predicted fast) prediction; its home's
+ * verdict can never be checked, since the read did not go there. The
+ * latency histogram is what the reader waited, from map() to completion,
+ * prediction and batching included; the histories hold the replica's own
+ * service time, from issue to completion.
+ *
+ * Where prediction runs (mode). map() runs in the submitter's context and
+ * must not sleep, while a GPU round trip through laked sleeps. So:
+ * - cpu: map() predicts inline on the CPU (linnos_infer_batch: SIMD where
+ *   the CPU has it) and remaps the read at once.
+ * - gpu and auto: map() encodes both replicas' features and queues the read
+ *   to a worker (an unbound, WQ_MEM_RECLAIM workqueue); the worker takes
+ *   what is queued, up to LINNOS_MAX_BATCH reads (two vectors each), asks
+ *   the policy (lake/fallback.h, named linnosN) for a side and runs the
+ *   batch there, then submits the reads. Batches form from reads that
+ *   arrive while the previous batch runs, so an idle target adds no
+ *   window to a lone read. gpu forces the policy to the GPU (it still
+ *   answers CPU when laked is gone); auto lets it compare the calibrated
+ *   times ("calibrate" message).
+ * - off: no prediction; every read goes to its home.
+ *
+ * No I/O is lost to prediction. Without a model every read goes home. A GPU batch that fails (laked killed mid-batch, a timeout, an
+ * error) is reported to the policy, which trips to the CPU, and the same
+ * batch is predicted on the CPU; the reads then go out as usual. A GPU call
+ * waits at most lakelib's timeout_ms, and laked's death fails it at once.
+ * The worker never fails a read: whatever happens, each one is submitted
+ * to a replica. Removal: dm suspends the device first and waits for every
+ * bio it handed us, queued ones included, so the target is destroyed with
+ * nothing in flight; a live target holds the module.
+ *
+ * The model. Weight files are loaded with request_firmware_direct() (from
+ * /lib/firmware) at table load or by "model FILE" message; a file the parser
+ * refuses leaves the previous model in place and says why in the log. A swap
+ * is RCU for the inline path and under model_lock for the worker, so no
+ * read ever sees a freed model. The GPU's copy of the weights is refreshed
+ * by the first GPU batch after a swap.
+ *
+ * Messages (dmsetup message NAME 0 ...): "mode auto|cpu|gpu|off",
+ * "threshold US" (for judging predictions; the model's own until set),
+ * "model FILE", "model none", "reset" (counters), and "calibrate" (time
+ * both sides for the policy). Bad ones get -EINVAL and a log line. Status:
+ * dmsetup status (one line), and debugfs lake/linnos/NAME/status (detail),
+ * trace (the exporter, CSV) and bench (per-batch times on each side).
+ *
+ * Limits. Two replicas, no resync: a replica that misses a write (an error)
+ * stays different, and the write's error says so. The pending count is of
+ * this target's I/O only, not of other users of the replica. Features are
+ * taken when the read is mapped, while the trace records the history at
+ * issue; on the inline path those are the same moment. A GPU batch sleeps in
+ * a reclaim workqueue: under memory pressure laked must still make progress,
+ * and lakelib's timeout is the bound if it does not.
+ */
+#include <linux/ctype.h>
+#include <linux/firmware.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "target.h"
+
+#define DM_MSG_PREFIX		LINNOS_NAME
+#define REG_CAPACITY		32768	/* records kept per replica for the exporter */
+#define REG_MAX_OPEN		1024	/* reads in flight recorded per replica */
+#define DEFAULT_THRESHOLD_US	1000
+#define MAX_THRESHOLD_US	10000000
+#define CALIB_ROUNDS		3
+/* LAKE's NN batching: a 5 us window, the GPU from 8 vectors. */
+#define FB_WINDOW_NS		5000
+/* Reads alternate their home replica in 4 KiB stripes. */
+#define LINNOS_STRIPE_SHIFT	3
+
+struct workqueue_struct *linnos_wq;
+static atomic_t linnos_ids = ATOMIC_INIT(0);
+
+static const struct lake_feature_desc linnos_schema[LINNOS_NR_FEATURES] = {
+	[LINNOS_F_PENDING] = { "pending", sizeof(u32), 1 },
+	[LINNOS_F_LAT_HIST] = { "lat_hist_us", sizeof(u32), LINNOS_HISTORY },
+	[LINNOS_F_PEND_HIST] = { "pend_hist", sizeof(u32), LINNOS_HISTORY },
+	[LINNOS_F_LATENCY] = { "latency_us", sizeof(u32), 1 },
+	[LINNOS_F_ROUTE] = { "route", sizeof(u32), 1 },
+};
+
+static const char *const mode_names[LINNOS_NR_MODES] = {
+	[LINNOS_MODE_AUTO] = "auto",
+	[LINNOS_MODE_CPU] = "cpu",
+	[LINNOS_MODE_GPU] = "gpu",
+	[LINNOS_MODE_OFF] = "off",
+};
+
+const char *linnos_mode_name(int mode)
+{
+	return mode >= 0 && mode < LINNOS_NR_MODES ? mode_names[mode] : "?";
+}
+
+static int parse_mode(const char *s)
+{
+	int i;
+
+	for (i = 0; i < LINNOS_NR_MODES; i++)
+		if (!strcmp(s, mode_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* Firmware names: a relative path of [A-Za-z0-9._-/], no "..". */
+static bool model_name_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= LINNOS_MODEL_NAME_MAX || s[0] == '/' || strstr(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!isalnum(*s) && !strchr("._-/", *s))
+			return false;
+	return true;
+}
+
+/*
+ * Load FILE, or drop the model for "none". A file that cannot be read or
+ * parsed leaves the current model in place. Process context.
+ */
+static int set_model(struct linnos_target *lt, const char *name)
+{
+	struct linnos_model *m = NULL, *old;
+	const struct firmware *fw;
+	const char *why = "?";
+	int ret;
+
+	if (strcmp(name, "none")) {
+		if (!model_name_ok(name)) {
+			DMERR("%s: bad model file name (a relative path of letters, digits, '._-/')",
+			      lt->fb_name);
+			return -EINVAL;
+		}
+		ret = request_firmware_direct(&fw, name, NULL);
+		if (ret) {
+			DMERR("%s: cannot read /lib/firmware/%s: %d; model unchanged",
+			      lt->fb_name, name, ret);
+			return ret;
+		}
+		ret = linnos_model_parse(fw->data, fw->size, &m, &why);
+		release_firmware(fw);
+		if (ret) {
+			DMERR("%s: model %s refused: %s; model unchanged", lt->fb_name, name, why);
+			return ret;
+		}
+	}
+	mutex_lock(&lt->model_lock);
+	old = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+	rcu_assign_pointer(lt->model, m);
+	if (m && !lt->threshold_set)
+		WRITE_ONCE(lt->threshold_us, linnos_model_threshold_us(m));
+	lt->model_gen++;
+	strscpy(lt->model_name, m ? name : "none", sizeof(lt->model_name));
+	mutex_unlock(&lt->model_lock);
+	synchronize_rcu();
+	if (old)
+		linnos_model_free(old);
+	DMINFO("%s: model %s%s", lt->fb_name, lt->model_name,
+	       m ? (linnos_model_variant(m) == LINNOS_NN ? " (NN)" :
+		    linnos_model_variant(m) == LINNOS_NN1 ? " (NN+1)" : " (NN+2)") : "");
+	return 0;
+}
+
+static int set_mode(struct linnos_target *lt, int mode)
+{
+	static const enum lake_policy_mode pol[LINNOS_NR_MODES] = {
+		[LINNOS_MODE_AUTO] = LAKE_POLICY_AUTO,
+		[LINNOS_MODE_CPU] = LAKE_POLICY_CPU,
+		[LINNOS_MODE_GPU] = LAKE_POLICY_GPU,
+		[LINNOS_MODE_OFF] = LAKE_POLICY_CPU,
+	};
+	int ret = lake_fallback_set_mode(lt->fb, pol[mode]);
+
+	if (!ret)
+		WRITE_ONCE(lt->mode, mode);
+	return ret;
+}
+
+static int parse_threshold(const char *s, u32 *us)
+{
+	if (kstrtou32(s, 10, us) || !*us || *us > MAX_THRESHOLD_US)
+		return -EINVAL;
+	return 0;
+}
+
+/* The digits for a read issued to @d now. */
+static void encode_for(struct linnos_dev *d, u8 in[LINNOS_INPUTS])
+{
+	struct linnos_history h;
+	unsigned long flags;
+	u32 pending;
+
+	spin_lock_irqsave(&d->lock, flags);
+	h = d->hist;
+	pending = atomic_read(&d->pending);
+	spin_unlock_irqrestore(&d->lock, flags);
+	linnos_encode(&h, pending, in);
+}
+
+/* Send @bio (its sector already target-relative) to replica @d. */
+static void issue(struct linnos_target *lt, struct bio *bio, struct linnos_io *io, u8 d)
+{
+	struct linnos_dev *dv = &lt->dev[d];
+	unsigned long flags;
+	u32 pending;
+
+	io->dev = d;
+	bio_set_dev(bio, dv->dm->bdev);
+	spin_lock_irqsave(&dv->lock, flags);
+	pending = atomic_inc_return(&dv->pending) - 1;
+	io->pending_at_issue = pending;
+	io->vec = lake_features_begin(dv->reg);
+	if (io->vec)
+		lake_features_capture(dv->reg, io->vec, LINNOS_F_PENDING, &pending,
+				      sizeof(pending));
+	spin_unlock_irqrestore(&dv->lock, flags);
+	io->start_ns = ktime_get_ns();
+}
+
+/*
+ * The route for one read from its predictions: slow[0] for its home,
+ * slow[1] for the other replica (consulted only when home is slow).
+ */
+static u8 route(struct linnos_target *lt, struct linnos_io *io, const u8 slow[2])
+{
+	io->flags |= LINNOS_IO_PREDICTED;
+	atomic64_inc(&lt->st.predicted);
+	if (!slow[0])
+		return io->home;
+	atomic64_inc(&lt->st.predicted_slow);
+	if (slow[1]) {
+		atomic64_inc(&lt->st.both_slow);
+		io->flags |= LINNOS_IO_PRED_SLOW;
+		return io->home;
+	}
+	atomic64_inc(&lt->st.redirected);
+	io->flags |= LINNOS_IO_REDIRECTED;
+	return !io->home;
+}
+
+/* Inline prediction in map(): home, then the other replica if need be. */
+static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
+{
+	const struct linnos_model *m;
+	u8 slow[2] = { 0, 0 };
+	u8 d = io->home;
+	u64 t0, n = 1;
+
+	rcu_read_lock();
+	m = rcu_dereference(lt->model);
+	if (m) {
+		t0 = ktime_get_ns();
+		encode_for(&lt->dev[io->home], io->in[0]);
+		linnos_infer_batch(m, io->in[0], 1, &slow[0]);
+		if (slow[0]) {
+			encode_for(&lt->dev[!io->home], io->in[1]);
+			linnos_infer_batch(m, io->in[1], 1, &slow[1]);
+			n = 2;
+		}
+		atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
+		atomic64_add(n, &lt->st.cpu_inferences);
+		d = route(lt, io, slow);
+	}
+	rcu_read_unlock();
+	return d;
+}
+
+static void write_clone_end(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+	struct linnos_io *io = dm_per_bio_data(bio, sizeof(*io));
+	struct linnos_target *lt = io->lt;
+
+	atomic_dec(&lt->dev[clone->bi_bdev == lt->dev[0].dm->bdev ? 0 : 1].pending);
+	if (clone->bi_status)
+		io->error = clone->bi_status;
+	bio_put(clone);
+	if (atomic_dec_and_test(&io->remaining)) {
+		bio->bi_status = io->error;
+		bio_endio(bio);
+	}
+}
+
+static int map_write(struct linnos_target *lt, struct bio *bio, struct linnos_io *io)
+{
+	struct bio *clone[LINNOS_NR_DEVS];
+	int d;
+
+	io->flags = LINNOS_IO_WRITE;
+	io->error = BLK_STS_OK;
+	atomic64_inc(&lt->st.writes);
+	for (d = 0; d < LINNOS_NR_DEVS; d++) {
+		clone[d] = bio_alloc_clone(lt->dev[d].dm->bdev, bio, GFP_NOIO, &lt->bs);
+		if (!clone[d]) {
+			if (d)
+				bio_put(clone[0]);
+			return DM_MAPIO_KILL;
+		}
+		clone[d]->bi_end_io = write_clone_end;
+		clone[d]->bi_private = bio;
+	}
+	io->lt = lt;
+	atomic_set(&io->remaining, LINNOS_NR_DEVS);
+	for (d = 0; d < LINNOS_NR_DEVS; d++) {
+		atomic_inc(&lt->dev[d].pending);
+		submit_bio_noacct(clone[d]);
+	}
+	return DM_MAPIO_SUBMITTED;
+}
+
+static int linnos_map(struct dm_target *ti, struct bio *bio)
+{
+	struct linnos_target *lt = ti->private;
+	struct linnos_io *io = dm_per_bio_data(bio, sizeof(*io));
+	const struct linnos_model *m;
+	unsigned long flags;
+	int mode;
+
+	io->flags = 0;
+	io->vec = NULL;
+	if (!bio_sectors(bio)) {
+		/* Empty flushes: dm sends one per replica (num_flush_bios). */
+		bio_set_dev(bio, lt->dev[dm_bio_get_target_bio_nr(bio) % LINNOS_NR_DEVS].dm->bdev);
+		return DM_MAPIO_REMAPPED;
+	}
+	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	if (op_is_write(bio_op(bio)))
+		return map_write(lt, bio, io);
+	if (bio_op(bio) != REQ_OP_READ)
+		return DM_MAPIO_KILL;
+
+	io->flags = LINNOS_IO_READ;
+	io->map_ns = ktime_get_ns();
+	io->home = (bio->bi_iter.bi_sector >> LINNOS_STRIPE_SHIFT) & 1;
+	atomic64_inc(&lt->st.reads);
+	mode = READ_ONCE(lt->mode);
+	if (mode == LINNOS_MODE_AUTO || mode == LINNOS_MODE_GPU) {
+		rcu_read_lock();
+		m = rcu_dereference(lt->model);
+		rcu_read_unlock();
+		if (m) {
+			encode_for(&lt->dev[io->home], io->in[0]);
+			encode_for(&lt->dev[!io->home], io->in[1]);
+			spin_lock_irqsave(&lt->qlock, flags);
+			bio_list_add(&lt->queue, bio);
+			spin_unlock_irqrestore(&lt->qlock, flags);
+			queue_work(linnos_wq, &lt->work);
+			return DM_MAPIO_SUBMITTED;
+		}
+	}
+	issue(lt, bio, io, mode == LINNOS_MODE_CPU ? predict_inline(lt, io) : io->home);
+	return DM_MAPIO_REMAPPED;
+}
+
+/* Predict one batch of queued reads, on the side the policy picks. */
+static void predict_batch(struct linnos_target *lt, struct bio **bios, u32 n, u8 *slow)
+{
+	u8 (*in)[LINNOS_INPUTS] = lt->batch_in;
+	const struct linnos_model *m;
+	enum lake_target side;
+	u32 i, nv = 2 * n;
+	u64 t0, ns;
+	int ret;
+
+	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+	for (i = 0; i < n; i++) {
+		struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
+
+		memcpy(in[2 * i], io->in[0], LINNOS_INPUTS);
+		memcpy(in[2 * i + 1], io->in[1], LINNOS_INPUTS);
+	}
+	side = lake_fallback_choose(lt->fb, nv);
+	t0 = ktime_get_ns();
+	if (side == LAKE_TARGET_GPU) {
+		ret = linnos_gpu_infer(lt, m, in[0], nv, slow);
+		ns = ktime_get_ns() - t0;
+		if (!ret) {
+			lake_fallback_report_gpu(lt->fb, nv, ns);
+			atomic64_inc(&lt->st.gpu_batches);
+			atomic64_add(nv, &lt->st.gpu_inferences);
+			atomic64_add(ns, &lt->st.gpu_ns);
+			for (i = 0; i < n; i++) {
+				struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
+
+				io->flags |= LINNOS_IO_GPU;
+			}
+			return;
+		}
+		atomic64_inc(&lt->st.gpu_failures);
+		lake_fallback_report_gpu_error(lt->fb);
+		t0 = ktime_get_ns();
+	}
+	linnos_infer_batch(m, in[0], nv, slow);
+	ns = ktime_get_ns() - t0;
+	lake_fallback_report_cpu(lt->fb, nv, ns);
+	atomic64_add(nv, &lt->st.cpu_inferences);
+	atomic64_add(ns, &lt->st.cpu_ns);
+}
+
+static void linnos_work(struct work_struct *w)
+{
+	struct linnos_target *lt = container_of(w, struct linnos_target, work);
+	u8 *slow = lt->batch_slow;
+	struct bio *bios[LINNOS_MAX_BATCH];
+	const struct linnos_model *m;
+	unsigned long flags;
+	u32 n, i;
+
+	mutex_lock(&lt->model_lock);
+	for (;;) {
+		spin_lock_irqsave(&lt->qlock, flags);
+		for (n = 0; n < LINNOS_MAX_BATCH; n++) {
+			bios[n] = bio_list_pop(&lt->queue);
+			if (!bios[n])
+				break;
+		}
+		spin_unlock_irqrestore(&lt->qlock, flags);
+		if (!n)
+			break;
+		atomic64_inc(&lt->st.worker_batches);
+		m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+		if (m)
+			predict_batch(lt, bios, n, slow);
+		for (i = 0; i < n; i++) {
+			struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
+
+			issue(lt, bios[i], io, m ? route(lt, io, &slow[2 * i]) : io->home);
+			submit_bio_noacct(bios[i]);
+		}
+	}
+	mutex_unlock(&lt->model_lock);
+}
+
+static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct linnos_target *lt = ti->private;
+	struct linnos_io *io = dm_per_bio_data(bio, sizeof(*io));
+	struct linnos_dev *dv;
+	unsigned long flags;
+	u64 ns;
+	u32 us, route_bits;
+	bool slow;
+	int i;
+
+	if (!(io->flags & LINNOS_IO_READ))
+		return DM_ENDIO_DONE;
+	ns = ktime_get_ns() - io->start_ns;
+	us = min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
+	dv = &lt->dev[io->dev];
+	route_bits = io->flags;
+	spin_lock_irqsave(&dv->lock, flags);
+	for (i = LINNOS_HISTORY - 1; i > 0; i--) {
+		dv->hist.latency_us[i] = dv->hist.latency_us[i - 1];
+		dv->hist.pending_at_issue[i] = dv->hist.pending_at_issue[i - 1];
+	}
+	dv->hist.latency_us[0] = us;
+	dv->hist.pending_at_issue[0] = io->pending_at_issue;
+	atomic_dec(&dv->pending);
+	/* The vector keeps the history as it was at issue: push past it. */
+	lake_features_capture(dv->reg, NULL, LINNOS_F_LAT_HIST, &us, sizeof(us));
+	lake_features_capture(dv->reg, NULL, LINNOS_F_PEND_HIST, &io->pending_at_issue,
+			      sizeof(u32));
+	if (io->vec) {
+		lake_features_capture(dv->reg, io->vec, LINNOS_F_LATENCY, &us, sizeof(us));
+		lake_features_capture(dv->reg, io->vec, LINNOS_F_ROUTE, &route_bits,
+				      sizeof(route_bits));
+		if (*error)
+			lake_features_abort(dv->reg, io->vec);
+		else
+			lake_features_commit(dv->reg, io->vec);
+	}
+	spin_unlock_irqrestore(&dv->lock, flags);
+
+	/* What the reader waited: prediction and batching included. */
+	linnos_stats_latency(&lt->st, ktime_get_ns() - io->map_ns);
+	if (io->flags & LINNOS_IO_PREDICTED) {
+		slow = us > READ_ONCE(lt->threshold_us);
+		if (io->flags & LINNOS_IO_PRED_SLOW)
+			atomic64_inc(slow ? &lt->st.true_slow : &lt->st.false_revoke);
+		else
+			atomic64_inc(slow ? &lt->st.false_submit : &lt->st.true_fast);
+	}
+	return DM_ENDIO_DONE;
+}
+
+/*
+ * Made-up inputs for timing: every digit varies, since a CPU path may skip
+ * the weights of a zero digit. Under model_lock.
+ */
+void linnos_fake_inputs(struct linnos_target *lt)
+{
+	u32 i, k;
+
+	for (i = 0; i < LINNOS_MAX_VECTORS; i++)
+		for (k = 0; k < LINNOS_INPUTS; k++)
+			lt->batch_in[i][k] = (i * 7 + k * 3 + 1) % 10;
+}
+
+/* lake_fallback_calibrate()'s made-up batches. */
+static int calib_run(void *arg, enum lake_target side, u32 nv)
+{
+	struct linnos_target *lt = arg;
+	const struct linnos_model *m;
+
+	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+	linnos_fake_inputs(lt);
+	if (side == LAKE_TARGET_GPU)
+		return linnos_gpu_infer(lt, m, lt->batch_in[0], nv, lt->batch_slow);
+	linnos_infer_batch(m, lt->batch_in[0], nv, lt->batch_slow);
+	return 0;
+}
+
+static int calibrate(struct linnos_target *lt)
+{
+	int ret = -ENOENT;
+
+	mutex_lock(&lt->model_lock);
+	if (rcu_access_pointer(lt->model))
+		ret = lake_fallback_calibrate(lt->fb, CALIB_ROUNDS, calib_run, lt);
+	mutex_unlock(&lt->model_lock);
+	if (ret == -ENOENT)
+		DMERR("%s: calibrate needs a model", lt->fb_name);
+	else if (ret)
+		DMERR("%s: calibration failed: %d", lt->fb_name, ret);
+	return ret;
+}
+
+static int linnos_message(struct dm_target *ti, unsigned int argc, char **argv,
+			  char *result, unsigned int maxlen)
+{
+	struct linnos_target *lt = ti->private;
+	u32 us;
+	int mode;
+
+	if (argc == 1 && !strcmp(argv[0], "reset")) {
+		linnos_stats_reset(&lt->st);
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "calibrate"))
+		return calibrate(lt);
+	if (argc == 2 && !strcmp(argv[0], "model"))
+		return set_model(lt, argv[1]);
+	if (argc == 2 && !strcmp(argv[0], "mode")) {
+		mode = parse_mode(argv[1]);
+		if (mode >= 0)
+			return set_mode(lt, mode);
+		DMERR("%s: unknown mode '%s' (auto, cpu, gpu, off)", lt->fb_name, argv[1]);
+		return -EINVAL;
+	}
+	if (argc == 2 && !strcmp(argv[0], "threshold")) {
+		if (!parse_threshold(argv[1], &us)) {
+			WRITE_ONCE(lt->threshold_us, us);
+			lt->threshold_set = true;
+			return 0;
+		}
+		DMERR("%s: bad threshold '%s' (1..%u us)", lt->fb_name, argv[1],
+		      MAX_THRESHOLD_US);
+		return -EINVAL;
+	}
+	DMERR("%s: unknown message (mode M, threshold US, model FILE|none, reset, calibrate)",
+	      lt->fb_name);
+	return -EINVAL;
+}
+
+static void linnos_status(struct dm_target *ti, status_type_t type,
+			  unsigned int status_flags, char *result, unsigned int maxlen)
+{
+	struct linnos_target *lt = ti->private;
+	unsigned int sz = 0;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		linnos_status_line(lt, result, maxlen);
+		break;
+	case STATUSTYPE_TABLE:
+		mutex_lock(&lt->model_lock);
+		DMEMIT("%s %s mode=%s threshold=%u", lt->dev[0].dm->name, lt->dev[1].dm->name,
+		       linnos_mode_name(READ_ONCE(lt->mode)), READ_ONCE(lt->threshold_us));
+		if (rcu_access_pointer(lt->model))
+			DMEMIT(" model=%s", lt->model_name);
+		mutex_unlock(&lt->model_lock);
+		break;
+	default:
+		if (maxlen)
+			result[0] = '\0';
+		break;
+	}
+}
+
+static int linnos_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
+				  void *data)
+{
+	struct linnos_target *lt = ti->private;
+	int d, ret = 0;
+
+	for (d = 0; d < LINNOS_NR_DEVS && !ret; d++)
+		ret = fn(ti, lt->dev[d].dm, 0, ti->len, data);
+	return ret;
+}
+
+static void put_devices(struct linnos_target *lt)
+{
+	int d;
+
+	for (d = 0; d < LINNOS_NR_DEVS; d++) {
+		lake_features_destroy(lt->dev[d].reg);
+		if (lt->dev[d].dm)
+			dm_put_device(lt->ti, lt->dev[d].dm);
+	}
+}
+
+static int get_devices(struct linnos_target *lt, char **argv)
+{
+	struct dm_target *ti = lt->ti;
+	struct linnos_dev *dv;
+	int d, ret;
+
+	for (d = 0; d < LINNOS_NR_DEVS; d++) {
+		dv = &lt->dev[d];
+		spin_lock_init(&dv->lock);
+		ret = dm_get_device(ti, argv[d], dm_table_get_mode(ti->table), &dv->dm);
+		if (ret) {
+			dv->dm = NULL;
+			ti->error = d ? "cannot open the replica" :
+					"cannot open the primary";
+			return ret;
+		}
+		if (bdev_nr_sectors(dv->dm->bdev) < ti->len) {
+			ti->error = "a replica is smaller than the target";
+			return -EINVAL;
+		}
+		snprintf(dv->reg_name, sizeof(dv->reg_name), "%s.%c", lt->fb_name, "pr"[d]);
+		dv->reg = lake_features_create(dv->reg_name, linnos_schema, LINNOS_NR_FEATURES,
+					       REG_CAPACITY, REG_MAX_OPEN);
+		if (IS_ERR(dv->reg)) {
+			ret = PTR_ERR(dv->reg);
+			dv->reg = NULL;
+			ti->error = "cannot create the feature registry";
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* key=value options after the two devices. */
+static int parse_options(struct linnos_target *lt, unsigned int argc, char **argv,
+			 const char **model)
+{
+	struct dm_target *ti = lt->ti;
+	unsigned int i;
+	int mode;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "mode=", 5)) {
+			mode = parse_mode(argv[i] + 5);
+			if (mode < 0) {
+				ti->error = "bad mode= (auto, cpu, gpu, off)";
+				return -EINVAL;
+			}
+			lt->mode = mode;
+		} else if (!strncmp(argv[i], "threshold=", 10)) {
+			if (parse_threshold(argv[i] + 10, &lt->threshold_us)) {
+				ti->error = "bad threshold= (1..10000000 us)";
+				return -EINVAL;
+			}
+			lt->threshold_set = true;
+		} else if (!strncmp(argv[i], "model=", 6)) {
+			*model = argv[i] + 6;
+		} else {
+			ti->error = "unknown option (mode=, threshold=, model=)";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void linnos_dtr(struct dm_target *ti)
+{
+	struct linnos_target *lt = ti->private;
+
+	flush_work(&lt->work);
+	linnos_debugfs_remove(lt);
+	mutex_lock(&lt->model_lock);
+	linnos_gpu_release(&lt->gpu);
+	mutex_unlock(&lt->model_lock);
+	if (rcu_access_pointer(lt->model))
+		linnos_model_free(rcu_dereference_protected(lt->model, true));
+	lake_fallback_destroy(lt->fb);
+	bioset_exit(&lt->bs);
+	put_devices(lt);
+	kfree(lt);
+}
+
+static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	const char *model = NULL;
+	struct linnos_target *lt;
+	int ret;
+
+	if (argc < 2) {
+		ti->error = "need PRIMARY REPLICA [mode=M] [threshold=US] [model=FILE]";
+		return -EINVAL;
+	}
+	lt = kzalloc(sizeof(*lt), GFP_KERNEL);
+	if (!lt) {
+		ti->error = "out of memory";
+		return -ENOMEM;
+	}
+	lt->ti = ti;
+	ti->private = lt;
+	lt->id = atomic_inc_return(&linnos_ids) - 1;
+	snprintf(lt->fb_name, sizeof(lt->fb_name), "linnos%u", lt->id);
+	lt->mode = LINNOS_MODE_CPU;
+	lt->threshold_us = DEFAULT_THRESHOLD_US;
+	mutex_init(&lt->model_lock);
+	mutex_init(&lt->trace_lock);
+	spin_lock_init(&lt->qlock);
+	bio_list_init(&lt->queue);
+	INIT_WORK(&lt->work, linnos_work);
+	RCU_INIT_POINTER(lt->model, NULL);
+	strscpy(lt->model_name, "none", sizeof(lt->model_name));
+
+	ret = parse_options(lt, argc - 2, argv + 2, &model);
+	if (ret)
+		goto err_free;
+	ret = get_devices(lt, argv);
+	if (ret)
+		goto err_devices;
+	ret = bioset_init(&lt->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
+	if (ret) {
+		ti->error = "cannot create the bio set";
+		goto err_devices;
+	}
+	lt->fb = lake_fallback_create(lt->fb_name, LINNOS_MAX_VECTORS, FB_WINDOW_NS);
+	if (IS_ERR(lt->fb)) {
+		ret = PTR_ERR(lt->fb);
+		lt->fb = NULL;
+		ti->error = "cannot create the policy";
+		goto err_bioset;
+	}
+	ret = set_mode(lt, lt->mode);
+	if (!ret && model)
+		ret = set_model(lt, model);
+	if (ret) {
+		ti->error = "cannot load the model (see the log)";
+		goto err_fb;
+	}
+	ti->num_flush_bios = LINNOS_NR_DEVS;
+	ti->per_io_data_size = sizeof(struct linnos_io);
+	linnos_debugfs_add(lt, ti);
+	return 0;
+
+err_fb:
+	if (rcu_access_pointer(lt->model))
+		linnos_model_free(rcu_dereference_protected(lt->model, true));
+	lake_fallback_destroy(lt->fb);
+err_bioset:
+	bioset_exit(&lt->bs);
+err_devices:
+	put_devices(lt);
+err_free:
+	kfree(lt);
+	return ret;
+}
+
+static struct target_type linnos_target_type = {
+	.name = LINNOS_NAME,
+	.version = { 1, 0, 0 },
+	.module = THIS_MODULE,
+	.ctr = linnos_ctr,
+	.dtr = linnos_dtr,
+	.map = linnos_map,
+	.end_io = linnos_end_io,
+	.status = linnos_status,
+	.message = linnos_message,
+	.iterate_devices = linnos_iterate_devices,
+};
+
+static int __init linnos_init(void)
+{
+	int ret;
+
+	linnos_wq = alloc_workqueue("linnos", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!linnos_wq)
+		return -ENOMEM;
+	ret = linnos_debugfs_init();
+	if (ret)
+		goto err_wq;
+	ret = dm_register_target(&linnos_target_type);
+	if (ret)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	linnos_debugfs_exit();
+err_wq:
+	destroy_workqueue(linnos_wq);
+	return ret;
+}
+
+static void __exit linnos_exit(void)
+{
+	dm_unregister_target(&linnos_target_type);
+	linnos_debugfs_exit();
+	destroy_workqueue(linnos_wq);
+}
+
+module_init(linnos_init);
+module_exit(linnos_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("lake example: LinnOS, a dm target that fails slow reads over to a replica");

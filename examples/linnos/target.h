@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device-mapper target's shared state: dm-linnos.c (the target),
+ * gpu.c (the batch path through lake) and stats.c (counters, latency
+ * histogram, debugfs and the trace exporter). dm-linnos.c explains it.
+ */
+#ifndef LINNOS_TARGET_H
+#define LINNOS_TARGET_H
+
+#include <linux/atomic.h>
+#include <linux/bio.h>
+#include <linux/device-mapper.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <lake/cuda.h>
+#include <lake/fallback.h>
+#include <lake/features.h>
+#include "model.h"
+
+#define LINNOS_NAME		"linnos"
+#define LINNOS_NR_DEVS		2	/* [0] primary, [1] replica */
+#define LINNOS_MAX_BATCH	128	/* reads per worker batch, two vectors each */
+#define LINNOS_MAX_VECTORS	(2 * LINNOS_MAX_BATCH)
+#define LINNOS_MODEL_NAME_MAX	64
+#define LINNOS_HIST_BUCKETS	496	/* 8 per power of two of ns, see stats.c */
+
+enum linnos_mode {
+	LINNOS_MODE_AUTO,	/* batches on the worker, the policy picks the side */
+	LINNOS_MODE_CPU,	/* predict inline, in the submitter */
+	LINNOS_MODE_GPU,	/* batches on the worker, the policy forced to the GPU */
+	LINNOS_MODE_OFF,	/* no prediction: every read to the primary */
+	LINNOS_NR_MODES
+};
+
+/* Feature indices in each device's registry (schema in dm-linnos.c). */
+enum {
+	LINNOS_F_PENDING,	/* reads + writes outstanding at issue */
+	LINNOS_F_LAT_HIST,	/* last 4 completed reads' latency, us */
+	LINNOS_F_PEND_HIST,	/* ... and their pending count at issue */
+	LINNOS_F_LATENCY,	/* this read's observed latency, us */
+	LINNOS_F_ROUTE,		/* LINNOS_IO_* bits of this read */
+	LINNOS_NR_FEATURES
+};
+
+struct linnos_dev {
+	struct dm_dev *dm;
+	spinlock_t lock;		/* hist, pending snapshot, registry order */
+	struct linnos_history hist;
+	atomic_t pending;
+	struct lake_features *reg;
+	char reg_name[32];
+	u64 trace_seq;			/* last record exported (stats.c) */
+	u64 trace_ts;
+};
+
+struct linnos_stats {
+	atomic64_t reads, writes, write_errors;
+	atomic64_t predicted, predicted_slow, redirected, both_slow;
+	atomic64_t true_slow, true_fast, false_submit, false_revoke;
+	atomic64_t cpu_inferences, cpu_ns, gpu_inferences, gpu_ns;
+	atomic64_t gpu_batches, gpu_failures, worker_batches;
+	atomic64_t hist[LINNOS_HIST_BUCKETS];
+};
+
+struct linnos_gpu {
+	bool ready;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction first, hidden, last;
+	CUstream stream;
+	CUdeviceptr weights, in, act[2], z, slow;
+	u64 loaded_gen;			/* the model whose weights are on the device */
+	u8 *in_shm;			/* lakeshm: inputs, then verdicts */
+	u8 *slow_shm;
+};
+
+struct linnos_target {
+	struct dm_target *ti;
+	struct linnos_dev dev[LINNOS_NR_DEVS];
+	unsigned int id;
+
+	struct mutex model_lock;	/* loads, swaps and the worker's batches */
+	struct linnos_model __rcu *model;
+	char model_name[LINNOS_MODEL_NAME_MAX];
+	u64 model_gen;			/* bumped by every swap, under model_lock */
+	int mode;			/* enum linnos_mode; READ_ONCE */
+	u32 threshold_us;		/* READ_ONCE; the model's unless set */
+	bool threshold_set;		/* by table or message */
+
+	struct bio_set bs;		/* write clones */
+
+	struct lake_fallback *fb;
+	char fb_name[20];		/* "linnosN": the policy's name */
+	spinlock_t qlock;
+	struct bio_list queue;		/* reads waiting for the worker */
+	struct work_struct work;
+	struct linnos_gpu gpu;		/* under model_lock */
+	u8 batch_in[LINNOS_MAX_VECTORS][LINNOS_INPUTS];	/* under model_lock */
+	u8 batch_slow[LINNOS_MAX_VECTORS];
+
+	struct linnos_stats st;
+	struct {
+		u32 batch;
+		u64 cpu_ns, gpu_ns;
+	} bench[9];			/* debugfs bench (stats.c), under model_lock */
+	u32 bench_sizes;
+	struct dentry *dbg;
+	struct mutex trace_lock;
+};
+
+/* Per bio, in dm's per-bio data. */
+struct linnos_io {
+	struct linnos_target *lt;
+	u64 map_ns;			/* reads: when map() saw it */
+	u64 start_ns;			/* when it went to a replica */
+	struct lake_reg_vec *vec;
+	u32 pending_at_issue;
+	u32 flags;
+	atomic_t remaining;		/* writes: clones not yet completed */
+	blk_status_t error;
+	u8 in[LINNOS_NR_DEVS][LINNOS_INPUTS];	/* [0] home, [1] the other */
+	u8 home;			/* the replica a read goes to unless predicted slow */
+	u8 dev;				/* where it went */
+};
+
+#define LINNOS_IO_READ		0x01
+#define LINNOS_IO_WRITE		0x02
+#define LINNOS_IO_PREDICTED	0x04	/* a model judged the device it went to */
+#define LINNOS_IO_PRED_SLOW	0x08	/* ... and predicted it slow */
+#define LINNOS_IO_REDIRECTED	0x10	/* went to the other replica than its home */
+#define LINNOS_IO_GPU		0x20	/* predicted on the GPU side */
+
+extern struct workqueue_struct *linnos_wq;
+
+/* gpu.c, under model_lock */
+int linnos_gpu_infer(struct linnos_target *lt, const struct linnos_model *m,
+		     const u8 *in, u32 n, u8 *out);
+void linnos_gpu_release(struct linnos_gpu *g);
+
+void linnos_fake_inputs(struct linnos_target *lt);
+
+/* stats.c */
+void linnos_stats_latency(struct linnos_stats *st, u64 ns);
+void linnos_stats_reset(struct linnos_stats *st);
+void linnos_status_line(struct linnos_target *lt, char *result, unsigned int maxlen);
+int linnos_debugfs_init(void);
+void linnos_debugfs_exit(void);
+void linnos_debugfs_add(struct linnos_target *lt, struct dm_target *ti);
+void linnos_debugfs_remove(struct linnos_target *lt);
+const char *linnos_mode_name(int mode);
+
+#endif /* LINNOS_TARGET_H */
