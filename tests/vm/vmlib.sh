@@ -70,3 +70,16 @@ ctl_checks() {
 	fi
 	! grep -q '^not ok - ' /tmp/ctl.out
 }
+
+# wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds, or its last try
+# when time is up (whose status is returned).
+wait_for() {
+	_w=$(($1 * 10))
+	shift
+	while [ $_w -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_w=$((_w - 1))
+	done
+	"$@"
+}

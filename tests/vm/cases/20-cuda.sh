@@ -9,16 +9,6 @@ run() { ctl_checks $ctl "$1"; }
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 unregistered() { ! registered; }
-# wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds or time is up.
-wait_for() {
-	_w=$(($1 * 10))
-	shift
-	until "$@"; do
-		[ $_w -gt 0 ] || return 1
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-}
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked.log 2>&1 &
 	pid=$!

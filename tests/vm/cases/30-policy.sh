@@ -27,17 +27,6 @@ start_laked() {
 	pid=$!
 	wait_for 20 registered
 }
-# wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds or time is up.
-wait_for() {
-	_w=$(($1 * 10))
-	shift
-	while [ $_w -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-	"$@"
-}
 # Blocks of the hog's kernel, which run until it stops: more chunks than the
 # host device has executors, so every one of them is held.
 HOG="hog 64"

@@ -10,16 +10,6 @@ stats=$dbg/lakelib_stats
 ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
 ex_gt() { [ "$(ex_of "$1")" -gt "$2" ]; }
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-# wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds or time is up.
-wait_for() {
-	_w=$(($1 * 10))
-	shift
-	until "$@"; do
-		[ $_w -gt 0 ] || return 1
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-}
 registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
