@@ -50,8 +50,9 @@
  *   batch there, then submits the reads. Batches form from reads that
  *   arrive while the previous batch runs, so an idle target adds no
  *   window to a lone read. gpu forces the policy to the GPU (it still
- *   answers CPU when laked is gone); auto lets it compare the calibrated
- *   times ("calibrate" message).
+ *   answers CPU when laked is gone); auto starts from LAKE's crossover (the
+ *   GPU from 8 vectors) and, after a "calibrate" message, follows the
+ *   measured times instead.
  * - off: no prediction; every read goes to its home.
  *
  * No I/O is lost to prediction. Without a model every read goes home. A GPU batch that fails (laked killed mid-batch, a timeout, an
@@ -98,8 +99,9 @@
 #define DEFAULT_THRESHOLD_US	1000
 #define MAX_THRESHOLD_US	10000000
 #define CALIB_ROUNDS		3
-/* LAKE's NN batching: a 5 us window, the GPU from 8 vectors. */
+/* LAKE's NN batching: a 5 us window, the GPU from 8 vectors (until calibrated). */
 #define FB_WINDOW_NS		5000
+#define FB_START_CROSSOVER	8
 /* Reads alternate their home replica in 4 KiB stripes. */
 #define LINNOS_STRIPE_SHIFT	3
 
@@ -550,8 +552,13 @@ static int calibrate(struct linnos_target *lt)
 	int ret = -ENOENT;
 
 	mutex_lock(&lt->model_lock);
-	if (rcu_access_pointer(lt->model))
+	if (rcu_access_pointer(lt->model)) {
+		/* The measured crossover replaces LAKE's starting point. */
+		lake_fallback_set_crossover(lt->fb, 0);
 		ret = lake_fallback_calibrate(lt->fb, CALIB_ROUNDS, calib_run, lt);
+		if (ret)
+			lake_fallback_set_crossover(lt->fb, FB_START_CROSSOVER);
+	}
 	mutex_unlock(&lt->model_lock);
 	if (ret == -ENOENT)
 		DMERR("%s: calibrate needs a model", lt->fb_name);
@@ -773,6 +780,7 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "cannot create the policy";
 		goto err_bioset;
 	}
+	lake_fallback_set_crossover(lt->fb, FB_START_CROSSOVER);
 	ret = set_mode(lt, lt->mode);
 	if (!ret && model)
 		ret = set_model(lt, model);

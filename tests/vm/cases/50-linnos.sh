@@ -131,6 +131,10 @@ check linnos.trace_header sh -c "head -n 1 /tmp/trace.csv | grep -qx 'ts_ns,dev,
 check linnos.trace_rows sh -c "[ $(wc -l < /tmp/trace.csv) -gt 100 ]"
 check linnos.trace_drained sh -c "[ $(cat $dbg/linnos/lin/trace | wc -l) -lt 50 ]"
 
+# auto starts from LAKE's crossover (8 vectors) until calibrated.
+check linnos.auto_starts_at_lake_crossover sh -c \
+	"grep -qx 'crossover_override 8' $dbg/policy/linnos*/status"
+
 # GPU mode on laked's host device, then kill -9 laked under fio.
 check linnos.laked start_laked
 check linnos.mode_gpu dmsetup message lin 0 mode gpu
