@@ -47,7 +47,8 @@ HOST_KERNELS :=
 -include lakectl/*.mk dist/install.mk
 
 .PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu mutate bench \
-	demo clean FORCE no-kernel $(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo)
+	demo clean FORCE no-kernel fuzz \
+	$(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo fuzz)
 all: modules user
 
 help:
@@ -57,6 +58,7 @@ help:
 	@echo "make test-vm    VM tests only (KVER=, CASE=shm, SMP=1|2)"
 	@echo "make test-vm-rt VM tests on Debian's PREEMPT_RT kernel, fetched into build/rt (CASE=, SMP=)"
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
+	@echo "make fuzz       fuzzers for FUZZ_SECONDS (300) or FUZZ_RUNS executions each (FUZZ=names)"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make mutate     break the code on purpose: each test must catch its bug (MUTATION=a,b)"
 	@echo "make bench      benchmarks"
@@ -98,9 +100,12 @@ endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
 define fuzz_rule
-$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(wildcard include/lake/*.h)
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_DEPS_$(1)) \
+		$$(wildcard include/lake/*.h)
 	@mkdir -p $$(@D)
-	$$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -Iinclude -I. $$< $$(FUZZ_SRCS_$(1)) -o $$@
+	$$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) \
+		-Iinclude -I. $$(FUZZ_CFLAGS_$(1)) \
+		$$< $$(FUZZ_SRCS_$(1)) $$(FUZZ_LIBS_$(1)) -o $$@
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
@@ -113,7 +118,8 @@ $(foreach b,$(BENCHES),$(eval $(call bench_rule,$(b))))
 
 UNIT	?= $(UNIT_TESTS)
 unit-bins: $(foreach t,$(UNIT),$(call unit_bin,$(t))) $(HOST_KERNELS)
-fuzz-bins: $(FUZZERS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ	?= $(FUZZERS)
+fuzz-bins: $(FUZZ:%=$(BUILD)/fuzz/fuzz_%)
 
 $(BUILD)/vm/vmlinux-%: /boot/vmlinuz-%
 	@mkdir -p $(@D)
@@ -125,11 +131,11 @@ $(BUILD)/vm/initramfs-%.cpio: $(BUILD)/kmod/%/.built user tests/vm/init tests/vm
 
 vm-images: $(foreach k,$(KVERS),$(BUILD)/vm/vmlinux-$(k) $(BUILD)/vm/initramfs-$(k).cpio)
 
-RUN_ENV = UNIT="$(UNIT)" FUZZ="$(FUZZERS)" KVERS="$(KVERS)" SMP="$(SMP)" CASE="$(CASE)" BUILD=$(BUILD)
+RUN_ENV = UNIT="$(UNIT)" FUZZ="$(FUZZ)" KVERS="$(KVERS)" SMP="$(SMP)" CASE="$(CASE)" BUILD=$(BUILD)
 
 # --- after deps: a sub-make, which sees the kernels deps just installed ---
 
-test test-unit test-fuzz test-vm test-gpu bench demo: deps
+test test-unit test-fuzz test-vm test-gpu bench demo fuzz: deps
 	@$(MAKE) --no-print-directory after-deps-$@
 
 after-deps-test-unit:
@@ -139,6 +145,11 @@ after-deps-test-unit:
 after-deps-test-fuzz:
 	@$(MAKE) --no-print-directory fuzz-bins
 	@$(RUN_ENV) tests/run fuzz
+
+# The long campaign: the same checks, longer, or to a number of executions.
+after-deps-fuzz:
+	@$(MAKE) --no-print-directory fuzz-bins
+	@$(RUN_ENV) FUZZ_SECONDS=$${FUZZ_SECONDS:-300} tests/run fuzz
 
 after-deps-test-vm:
 	@$(MAKE) --no-print-directory vm-images

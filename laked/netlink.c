@@ -160,19 +160,31 @@ static int on_ack(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * The error in an error message: a -errno, or -EPROTO for anything else
+ * (positive, or INT_MIN, whose negation is undefined), since callers log
+ * and return it.
+ */
+static int msg_errno(const struct nlmsgerr *e)
+{
+	return e->error < 0 && e->error >= -4095 ? e->error : -EPROTO;
+}
+
 static int on_error(struct sockaddr_nl *from, struct nlmsgerr *e, void *arg)
 {
 	struct laked_nl *nl = arg;
+	int err = msg_errno(e);
+	const char *name = strerrorname_np(-err);
 
 	(void)from;
 	if (nl->waiting && e->msg.nlmsg_seq == nl->wait_seq) {
 		nl->waiting = false;
-		nl->wait_err = e->error;
-	} else if (e->error == -EPERM || e->error == -ENOENT) {
-		nl->lost = e->error;
+		nl->wait_err = err;
+	} else if (err == -EPERM || err == -ENOENT) {
+		nl->lost = err;
 	} else {
-		laked_log(LOG_WARNING, "the kernel refused a message (type %u): %s",
-			  e->msg.nlmsg_type, strerrorname_np(-e->error));
+		laked_log(LOG_WARNING, "the kernel refused a message (type %u): %s (%d)",
+			  e->msg.nlmsg_type, name ? name : "unknown error", err);
 	}
 	return NL_SKIP;
 }

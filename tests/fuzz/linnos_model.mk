@@ -7,7 +7,7 @@ FUZZ_SRCS_linnos_model := examples/linnos/model.c examples/linnos/infer_scalar.c
 
 $(BUILD)/fuzz/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(WARN) -Iinclude -I. \
+	$(CLANG) -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all $(WARN) -Iinclude -I. \
 		$(LINNOS_SIMD_$*) -c $< -o $@
 
 # Seeds in tests/fuzz/corpus/linnos_model/ come from gen_linnos_corpus.c:
