@@ -8,6 +8,7 @@
 #ifndef LAKED_DAEMON_H
 #define LAKED_DAEMON_H
 
+#include <stdio.h>
 #include <sys/types.h>
 #include <lake/genl.h>
 #include "laked/laked.h"
@@ -89,6 +90,9 @@ struct laked_config_args {
  */
 int laked_config_read(const char *path, bool must_exist, struct laked_config_args *out,
 		      char *err, size_t errlen);
+/* The same for an open file, named @name in messages (the fuzzer's way in). */
+int laked_config_parse(FILE *f, const char *name, struct laked_config_args *out, char *err,
+		       size_t errlen);
 void laked_config_free(struct laked_config_args *a);
 /* The $NOTIFY_SOCKET datagram socket, connected; -ENOENT when unset, or -errno. */
 int laked_notify_open(void);

@@ -112,15 +112,41 @@ static int config_line(struct laked_config_args *a, char *line, char *err, size_
 	return add_arg(a, arg);
 }
 
-int laked_config_read(const char *path, bool must_exist, struct laked_config_args *out,
-		      char *err, size_t errlen)
+int laked_config_parse(FILE *f, const char *name, struct laked_config_args *out, char *err,
+		       size_t errlen)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned int n = 0;
 	char why[128];
-	FILE *f;
 	int ret = 0;
+
+	*out = (struct laked_config_args){};
+	while (getline(&line, &cap, f) >= 0) {
+		n++;
+		ret = config_line(out, line, why, sizeof(why));
+		if (ret) {
+			if (ret == -ENOMEM)
+				snprintf(why, sizeof(why), "out of memory");
+			snprintf(err, errlen, "%s:%u: %s", name, n, why);
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", name);
+	}
+	free(line);
+	if (ret)
+		laked_config_free(out);
+	return ret;
+}
+
+int laked_config_read(const char *path, bool must_exist, struct laked_config_args *out,
+		      char *err, size_t errlen)
+{
+	FILE *f;
+	int ret;
 
 	*out = (struct laked_config_args){};
 	f = fopen(path, "re");
@@ -131,24 +157,8 @@ int laked_config_read(const char *path, bool must_exist, struct laked_config_arg
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	while (getline(&line, &cap, f) >= 0) {
-		n++;
-		ret = config_line(out, line, why, sizeof(why));
-		if (ret) {
-			if (ret == -ENOMEM)
-				snprintf(why, sizeof(why), "out of memory");
-			snprintf(err, errlen, "%s:%u: %s", path, n, why);
-			break;
-		}
-	}
-	if (!ret && ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-	}
-	free(line);
+	ret = laked_config_parse(f, path, out, err, errlen);
 	fclose(f);
-	if (ret)
-		laked_config_free(out);
 	return ret;
 }
 

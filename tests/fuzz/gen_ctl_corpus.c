@@ -39,7 +39,7 @@ static void policy(struct nl_msg *m, const char *name, u32 mode)
 	nla_put_u32(m, LAKE_POLICY_A_CROSSOVER, 8);
 	nla_put_u32(m, LAKE_POLICY_A_CROSSOVER_CALIBRATED, LAKE_GENL_CROSSOVER_NEVER);
 	nla_put_u32(m, LAKE_POLICY_A_MAX_BATCH, 256);
-	nla_put_string(m, LAKE_POLICY_A_LAST_REASON, "batch \"small\"\n");
+	nla_put_string(m, LAKE_POLICY_A_LAST_REASON, "batch \"small\"\n\x1b[0m");
 	nla_put_u64(m, LAKE_POLICY_A_DECISIONS_CPU, 10);
 	nla_put_u64(m, LAKE_POLICY_A_DECISIONS_GPU, 3);
 	nla_put_u64(m, LAKE_POLICY_A_TRIPS, 1);
