@@ -86,7 +86,6 @@
  * a reclaim workqueue: under memory pressure laked must still make progress,
  * and lakelib's timeout is the bound if it does not.
  */
-#include <linux/ctype.h>
 #include <linux/firmware.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -97,7 +96,6 @@
 #define REG_CAPACITY		32768	/* records kept per replica for the exporter */
 #define REG_MAX_OPEN		1024	/* reads in flight recorded per replica */
 #define DEFAULT_THRESHOLD_US	1000
-#define MAX_THRESHOLD_US	10000000
 #define CALIB_ROUNDS		3
 /* LAKE's NN batching: a 5 us window, the GPU from 8 vectors (until calibrated). */
 #define FB_WINDOW_NS		5000
@@ -116,41 +114,6 @@ static const struct lake_feature_desc linnos_schema[LINNOS_NR_FEATURES] = {
 	[LINNOS_F_ROUTE] = { "route", sizeof(u32), 1 },
 };
 
-static const char *const mode_names[LINNOS_NR_MODES] = {
-	[LINNOS_MODE_AUTO] = "auto",
-	[LINNOS_MODE_CPU] = "cpu",
-	[LINNOS_MODE_GPU] = "gpu",
-	[LINNOS_MODE_OFF] = "off",
-};
-
-const char *linnos_mode_name(int mode)
-{
-	return mode >= 0 && mode < LINNOS_NR_MODES ? mode_names[mode] : "?";
-}
-
-static int parse_mode(const char *s)
-{
-	int i;
-
-	for (i = 0; i < LINNOS_NR_MODES; i++)
-		if (!strcmp(s, mode_names[i]))
-			return i;
-	return -EINVAL;
-}
-
-/* Firmware names: a relative path of [A-Za-z0-9._-/], no "..". */
-static bool model_name_ok(const char *s)
-{
-	size_t len = strlen(s);
-
-	if (!len || len >= LINNOS_MODEL_NAME_MAX || s[0] == '/' || strstr(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (!isalnum(*s) && !strchr("._-/", *s))
-			return false;
-	return true;
-}
-
 /*
  * Load FILE, or drop the model for "none". A file that cannot be read or
  * parsed leaves the current model in place. Process context.
@@ -163,7 +126,7 @@ static int set_model(struct linnos_target *lt, const char *name)
 	int ret;
 
 	if (strcmp(name, "none")) {
-		if (!model_name_ok(name)) {
+		if (!linnos_model_name_ok(name)) {
 			DMERR("%s: bad model file name (a relative path of letters, digits, '._-/')",
 			      lt->fb_name);
 			return -EINVAL;
@@ -211,13 +174,6 @@ static int set_mode(struct linnos_target *lt, int mode)
 	if (!ret)
 		WRITE_ONCE(lt->mode, mode);
 	return ret;
-}
-
-static int parse_threshold(const char *s, u32 *us)
-{
-	if (kstrtou32(s, 10, us) || !*us || *us > MAX_THRESHOLD_US)
-		return -EINVAL;
-	return 0;
 }
 
 /* The digits for a read issued to @d now. */
@@ -583,20 +539,20 @@ static int linnos_message(struct dm_target *ti, unsigned int argc, char **argv,
 	if (argc == 2 && !strcmp(argv[0], "model"))
 		return set_model(lt, argv[1]);
 	if (argc == 2 && !strcmp(argv[0], "mode")) {
-		mode = parse_mode(argv[1]);
+		mode = linnos_parse_mode(argv[1]);
 		if (mode >= 0)
 			return set_mode(lt, mode);
 		DMERR("%s: unknown mode '%s' (auto, cpu, gpu, off)", lt->fb_name, argv[1]);
 		return -EINVAL;
 	}
 	if (argc == 2 && !strcmp(argv[0], "threshold")) {
-		if (!parse_threshold(argv[1], &us)) {
+		if (!linnos_parse_threshold(argv[1], &us)) {
 			WRITE_ONCE(lt->threshold_us, us);
 			lt->threshold_set = true;
 			return 0;
 		}
 		DMERR("%s: bad threshold '%s' (1..%u us)", lt->fb_name, argv[1],
-		      MAX_THRESHOLD_US);
+		      LINNOS_MAX_THRESHOLD_US);
 		return -EINVAL;
 	}
 	DMERR("%s: unknown message (mode M, threshold US, model FILE|none, reset, calibrate)",
@@ -684,38 +640,6 @@ static int get_devices(struct linnos_target *lt, char **argv)
 	return 0;
 }
 
-/* key=value options after the two devices. */
-static int parse_options(struct linnos_target *lt, unsigned int argc, char **argv,
-			 const char **model)
-{
-	struct dm_target *ti = lt->ti;
-	unsigned int i;
-	int mode;
-
-	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "mode=", 5)) {
-			mode = parse_mode(argv[i] + 5);
-			if (mode < 0) {
-				ti->error = "bad mode= (auto, cpu, gpu, off)";
-				return -EINVAL;
-			}
-			lt->mode = mode;
-		} else if (!strncmp(argv[i], "threshold=", 10)) {
-			if (parse_threshold(argv[i] + 10, &lt->threshold_us)) {
-				ti->error = "bad threshold= (1..10000000 us)";
-				return -EINVAL;
-			}
-			lt->threshold_set = true;
-		} else if (!strncmp(argv[i], "model=", 6)) {
-			*model = argv[i] + 6;
-		} else {
-			ti->error = "unknown option (mode=, threshold=, model=)";
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 static void linnos_dtr(struct dm_target *ti)
 {
 	struct linnos_target *lt = ti->private;
@@ -735,8 +659,9 @@ static void linnos_dtr(struct dm_target *ti)
 
 static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	const char *model = NULL;
+	struct linnos_opts o = { .mode = LINNOS_MODE_CPU, .threshold_us = DEFAULT_THRESHOLD_US };
 	struct linnos_target *lt;
+	const char *why;
 	int ret;
 
 	if (argc < 2) {
@@ -752,8 +677,6 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = lt;
 	lt->id = atomic_inc_return(&linnos_ids) - 1;
 	snprintf(lt->fb_name, sizeof(lt->fb_name), "linnos%u", lt->id);
-	lt->mode = LINNOS_MODE_CPU;
-	lt->threshold_us = DEFAULT_THRESHOLD_US;
 	mutex_init(&lt->model_lock);
 	mutex_init(&lt->trace_lock);
 	spin_lock_init(&lt->qlock);
@@ -762,9 +685,14 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	RCU_INIT_POINTER(lt->model, NULL);
 	strscpy(lt->model_name, "none", sizeof(lt->model_name));
 
-	ret = parse_options(lt, argc - 2, argv + 2, &model);
-	if (ret)
+	ret = linnos_parse_options(&o, argc - 2, argv + 2, &why);
+	if (ret) {
+		ti->error = (char *)why;	/* a literal; dm's field is not const */
 		goto err_free;
+	}
+	lt->mode = o.mode;
+	lt->threshold_us = o.threshold_us;
+	lt->threshold_set = o.threshold_set;
 	ret = get_devices(lt, argv);
 	if (ret)
 		goto err_devices;
@@ -782,8 +710,8 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	lake_fallback_set_crossover(lt->fb, FB_START_CROSSOVER);
 	ret = set_mode(lt, lt->mode);
-	if (!ret && model)
-		ret = set_model(lt, model);
+	if (!ret && o.model)
+		ret = set_model(lt, o.model);
 	if (ret) {
 		ti->error = "cannot load the model (see the log)";
 		goto err_fb;

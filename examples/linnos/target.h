@@ -17,22 +17,14 @@
 #include <lake/cuda.h>
 #include <lake/fallback.h>
 #include <lake/features.h>
+#include "args.h"
 #include "model.h"
 
 #define LINNOS_NAME		"linnos"
 #define LINNOS_NR_DEVS		2	/* [0] primary, [1] replica */
 #define LINNOS_MAX_BATCH	128	/* reads per worker batch, two vectors each */
 #define LINNOS_MAX_VECTORS	(2 * LINNOS_MAX_BATCH)
-#define LINNOS_MODEL_NAME_MAX	64
 #define LINNOS_HIST_BUCKETS	496	/* 8 per power of two of ns, see stats.c */
-
-enum linnos_mode {
-	LINNOS_MODE_AUTO,	/* batches on the worker, the policy picks the side */
-	LINNOS_MODE_CPU,	/* predict inline, in the submitter */
-	LINNOS_MODE_GPU,	/* batches on the worker, the policy forced to the GPU */
-	LINNOS_MODE_OFF,	/* no prediction: every read to the primary */
-	LINNOS_NR_MODES
-};
 
 /* Feature indices in each device's registry (schema in dm-linnos.c). */
 enum {
@@ -149,6 +141,5 @@ int linnos_debugfs_init(void);
 void linnos_debugfs_exit(void);
 void linnos_debugfs_add(struct linnos_target *lt, struct dm_target *ti);
 void linnos_debugfs_remove(struct linnos_target *lt);
-const char *linnos_mode_name(int mode);
 
 #endif /* LINNOS_TARGET_H */
