@@ -66,14 +66,19 @@ kill -TERM $pid
 wait $pid
 bad=$(stat_of bad_records)
 stray=$(stat_of stray_replies)
+fences=$(stat_of fences)
 genl_fuzz daemon $seed 1000000000 > /tmp/fake.out 2>&1 &
 fake=$!
 check gfuzz.fake_daemon_registers wait_for 10 grep -q LAKE_GFUZZ_REGISTERED /tmp/fake.out
 check gfuzz.hostile_consumer ctl_checks $ctl "hostile $rounds"
+grep '^# hostile' /tmp/check.out
 kill -TERM $fake
 wait $fake
 rc=$?
 grep -v '^LAKE_' /tmp/fake.out
+echo "# gfuzz: fake daemon exit $rc"
+# Whatever result codes it answers, a laked that answers is never fenced.
+check gfuzz.hostile_never_fenced sh -c "[ $(stat_of fences) = $fences ]"
 check gfuzz.fake_daemon_ran sh -c "[ $rc = 0 ] && grep -q '^LAKE_PROG_END checks [0-9]* failed 0' /tmp/fake.out"
 check gfuzz.hostile_replies_refused sh -c "[ $(stat_of bad_records) -gt $bad ]"
 check gfuzz.hostile_strays_counted sh -c "[ $(stat_of stray_replies) -gt $stray ]"

@@ -624,7 +624,7 @@ static void cmd_layouts_drop(void)
 #define HOSTILE_NAME	16
 
 struct hostile_tally {
-	int ok, failed, timeouts, unterminated;
+	int ok, failed, unterminated;
 };
 
 static CUresult tally(struct hostile_tally *t, CUresult r)
@@ -633,7 +633,6 @@ static CUresult tally(struct hostile_tally *t, CUresult r)
 		t->ok++;
 	else
 		t->failed++;
-	t->timeouts += r == CUDA_ERROR_TIMEOUT;
 	return r;
 }
 
@@ -707,7 +706,6 @@ static void cmd_hostile(int rounds)
 	      name_bad, HOSTILE_NAME);
 	CHECK("hostile_name_terminated", !t.unterminated, "%d names without a NUL",
 	      t.unterminated);
-	CHECK("hostile_never_timed_out", !t.timeouts, "%d calls timed out", t.timeouts);
 out:
 	kfree(name);
 	kfree(host);
