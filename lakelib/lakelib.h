@@ -140,7 +140,8 @@ struct lake_stats {
 	atomic64_t async_dropped;	/* not sent: latched as errors */
 	atomic64_t latched;		/* errors waiting for a synchronizing call */
 	atomic64_t fences;
-	atomic64_t forged_replies;
+	atomic64_t forged_replies;	/* daemon commands from another portid */
+	atomic64_t refused_registrations;	/* while another laked is registered */
 	atomic64_t stray_replies;
 	atomic64_t bad_records;
 };

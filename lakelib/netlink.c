@@ -5,7 +5,8 @@
  * laked registers once; its portid is pinned until its socket closes (the
  * NETLINK_URELEASE notifier) or it unregisters, and a second daemon gets
  * -EBUSY. Daemon commands need CAP_NET_ADMIN (GENL_ADMIN_PERM) and must come
- * from the pinned portid: anything else is dropped and counted. When the
+ * from the pinned portid: anything else is dropped and counted (forged_replies;
+ * a refused registration: refused_registrations). When the
  * daemon goes, every call in flight fails at once.
  *
  * Each registration is a new generation. A daemon's teardown (portid
@@ -230,6 +231,7 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 	spin_unlock(&daemon_lock);
 	put_pid(pid);
 	if (ret) {
+		atomic64_inc(&lake_stats.refused_registrations);
 		pr_warn_ratelimited("registration from portid %u refused: %s\n", info->snd_portid,
 				    ret == -EBUSY ? "a daemon is registered" :
 				    "the previous daemon is still being torn down");

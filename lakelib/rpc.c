@@ -316,7 +316,7 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 			   unsigned long deadline)
 {
 	u64 gen = lake_nl_gen();
-	bool sent = false;
+	bool sent = false, answered = false;
 	u64 t0 = ktime_get_ns();
 	CUresult ret;
 	long rc;
@@ -352,7 +352,8 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 	if (!rc) {
 		sent = true;
 		rc = wait_for_completion_killable_timeout(&call->done, lake_jiffies_left(deadline));
-		ret = rc > 0 ? call->result : rc == 0 ? LAKE_ERR_TIMEOUT : LAKE_ERR_KILLED;
+		answered = rc > 0;
+		ret = answered ? call->result : rc == 0 ? LAKE_ERR_TIMEOUT : LAKE_ERR_KILLED;
 	} else {
 		/* Not sent: nobody will answer. */
 		ret = send_result(rc);
@@ -364,13 +365,19 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 			hash_del(&call->node);
 		} else if (sent) {
 			ret = call->result;	/* answered while we gave up */
-			sent = false;
+			answered = true;
 		}
 		spin_unlock(&inflight_lock);
 	}
 	atomic64_dec(&lake_stats.in_flight);
 out:
-	give_up(req, ret, sent, gen);
+	/*
+	 * laked's own result may equal LAKE_ERR_TIMEOUT or _KILLED (a lying
+	 * laked chooses it at will): only a wait that ended without a reply
+	 * fences it.
+	 */
+	if (!answered)
+		give_up(req, ret, sent, gen);
 	if (ret != CUDA_SUCCESS) {
 		atomic64_inc(&lake_stats.errors);
 		atomic64_inc(&lake_stats.api_errors[req->api]);

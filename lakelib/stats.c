@@ -28,7 +28,8 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(in_flight), STAT(errors), STAT(timeouts), STAT(killed), STAT(no_daemon),
 	STAT(bytes_inline), STAT(bytes_shm), STAT(messages), STAT(async_queued),
 	STAT(async_errors), STAT(async_dropped), STAT(latched), STAT(fences),
-	STAT(forged_replies), STAT(stray_replies), STAT(bad_records),
+	STAT(forged_replies), STAT(refused_registrations), STAT(stray_replies),
+	STAT(bad_records),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 

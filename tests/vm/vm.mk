@@ -5,3 +5,29 @@ GUEST_BINS += $(BUILD)/guest/genl_probe
 $(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h include/lake/genl.h
 	@mkdir -p $(@D)
 	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< -o $@ $(shell pkg-config --libs libnl-genl-3.0)
+
+# The in-guest fuzzer encodes and decodes records with the wire codec itself.
+GUEST_BINS += $(BUILD)/guest/genl_fuzz
+$(BUILD)/guest/genl_fuzz: tests/vm/progs/genl_fuzz.c tests/vm/progs/vmtest.h lakelib/wire.c \
+		lakelib/wire_api.c $(wildcard include/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< lakelib/wire.c lakelib/wire_api.c -o $@ \
+		$(shell pkg-config --libs libnl-genl-3.0)
+
+# make fuzz-guest: the gfuzz case's long run (tests/vm/cases/27-gfuzz.sh), one
+# boot per kernel: GFUZZ_COUNT messages as root and nobody, GFUZZ_ROUNDS
+# rounds against the fake daemon, GFUZZ_SEED to replay a run.
+GFUZZ_COUNT ?= 100000
+GFUZZ_ROUNDS ?= 2000
+FUZZ_GUEST_SMP ?= 2
+.PHONY: fuzz-guest after-deps-fuzz-guest
+fuzz-guest: deps
+	@$(MAKE) --no-print-directory after-deps-fuzz-guest
+after-deps-fuzz-guest:
+	@$(MAKE) --no-print-directory vm-images
+	@rc=0; for k in $(KVERS); do \
+		GFUZZ_COUNT=$(GFUZZ_COUNT) GFUZZ_ROUNDS=$(GFUZZ_ROUNDS) GFUZZ_SEED=$(GFUZZ_SEED) \
+			VM_TIMEOUT=$${VM_TIMEOUT:-1200} BUILD=$(BUILD) \
+			tests/vm/run $$k $(FUZZ_GUEST_SMP) gfuzz || rc=1; \
+		grep '^# gfuzz' $(BUILD)/vm/$$k-smp$(FUZZ_GUEST_SMP).log.txt; \
+	done; exit $$rc

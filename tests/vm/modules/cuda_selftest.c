@@ -16,6 +16,9 @@
  *   ctx_kworker        a work item does not see the context of the one before
  *   layouts_hold / layouts_drop   a function looked up, then its context
  *                      destroyed; the shell watches func_layouts
+ *   hostile N          N rounds of calls against a lying daemon (genl_fuzz
+ *                      daemon): whatever it answers, every call returns and
+ *                      nothing lands outside the caller's buffers
  * It also registers the genl family "lake_selftest", without parallel_ops:
  * its one command calls cuDriverGetVersion from inside the handler, with
  * genl_mutex held, and answers the CUresult (LAKE_SELFTEST_A_RESULT), so a
@@ -615,6 +618,99 @@ static void cmd_layouts_drop(void)
 	EXPECT("layouts_ctx_destroy", cuCtxDestroy(layouts_ctx), CUDA_SUCCESS);
 }
 
+#define GUARD		0xa5
+#define HOSTILE_COPY	64	/* bytes copied inline; the rest of the buffer is guard */
+#define HOSTILE_BUF	256
+#define HOSTILE_NAME	16
+
+struct hostile_tally {
+	int ok, failed, unterminated;
+};
+
+static CUresult tally(struct hostile_tally *t, CUresult r)
+{
+	if (!r)
+		t->ok++;
+	else
+		t->failed++;
+	return r;
+}
+
+/* One round of the API, every buffer followed by guard bytes. */
+static void hostile_round(struct hostile_tally *t, u8 *host, char *name)
+{
+	CUcontext ctx;
+	CUdeviceptr d;
+	CUfunction fn;
+	CUmodule mod;
+	CUstream s;
+	size_t fr, tot;
+	int v = 0, n = HOSTILE_COPY / 4;
+	void *params[] = { &d, &d, &d, &n };
+
+	tally(t, cuInit(0));
+	tally(t, cuDriverGetVersion(&v));
+	if (!tally(t, cuDeviceGetName(name, HOSTILE_NAME, 0)) &&
+	    strnlen(name, HOSTILE_NAME) == HOSTILE_NAME)
+		t->unterminated++;
+	if (tally(t, cuCtxCreate(&ctx, 0, 0)))
+		return;
+	if (!tally(t, cuMemAlloc(&d, HOSTILE_COPY))) {
+		tally(t, cuMemcpyHtoD(d, host, HOSTILE_COPY));
+		tally(t, cuMemcpyDtoH(host, d, HOSTILE_COPY));
+		tally(t, cuMemGetInfo(&fr, &tot));
+		if (!tally(t, cuStreamCreate(&s, 0))) {
+			tally(t, cuMemcpyDtoHAsync(host, d, HOSTILE_COPY, s));
+			tally(t, cuStreamSynchronize(s));
+			tally(t, cuStreamDestroy(s));
+		}
+		if (!tally(t, cuModuleLoad(&mod, "vadd.cubin"))) {
+			if (!tally(t, lake_module_get_function(&fn, mod, &lake_sig_vadd)))
+				tally(t, cuLaunchKernel(fn, 1, 1, 1, n, 1, 1, 0, NULL, params, NULL));
+			tally(t, cuCtxSynchronize());
+			tally(t, cuModuleUnload(mod));
+		}
+		tally(t, cuMemFree(d));
+	}
+	tally(t, cuCtxDestroy(ctx));
+}
+
+static void cmd_hostile(int rounds)
+{
+	u8 *host = kmalloc(HOSTILE_BUF, GFP_KERNEL);
+	char *name = kmalloc(HOSTILE_BUF, GFP_KERNEL);
+	struct hostile_tally t = {};
+	int i, guard_bad = 0, name_bad = 0;
+	unsigned long t0, worst = 0;
+
+	if (!host || !name) {
+		ctl_say("not ok - cuda.hostile_setup: no memory\n");
+		goto out;
+	}
+	for (i = 0; i < rounds; i++) {
+		memset(host, GUARD, HOSTILE_BUF);
+		memset(name, GUARD, HOSTILE_BUF);
+		t0 = jiffies;
+		hostile_round(&t, host, name);
+		worst = max(worst, jiffies - t0);
+		guard_bad += !!memchr_inv(host + HOSTILE_COPY, GUARD, HOSTILE_BUF - HOSTILE_COPY);
+		name_bad += !!memchr_inv(name + HOSTILE_NAME, GUARD, HOSTILE_BUF - HOSTILE_NAME);
+	}
+	cuCtxSetCurrent(NULL);
+	ctl_say("# hostile: %d rounds, %d calls succeeded, %d failed, slowest round %u ms\n",
+		rounds, t.ok, t.failed, jiffies_to_msecs(worst));
+	CHECK("hostile_calls_made", t.ok + t.failed >= rounds * 4, "%d calls", t.ok + t.failed);
+	CHECK("hostile_copy_guard_intact", !guard_bad, "%d rounds wrote past the %d-byte copy",
+	      guard_bad, HOSTILE_COPY);
+	CHECK("hostile_name_guard_intact", !name_bad, "%d rounds wrote past the %d-byte name",
+	      name_bad, HOSTILE_NAME);
+	CHECK("hostile_name_terminated", !t.unterminated, "%d names without a NUL",
+	      t.unterminated);
+out:
+	kfree(name);
+	kfree(host);
+}
+
 static void ctl_command(char *cmd)
 {
 	int a = 0, b = 0;
@@ -647,6 +743,8 @@ static void ctl_command(char *cmd)
 		cmd_layouts_hold();
 	else if (!strcmp(cmd, "layouts_drop"))
 		cmd_layouts_drop();
+	else if (sscanf(cmd, "hostile %d", &a) == 1 && a > 0 && a <= 100000)
+		cmd_hostile(a);
 	else
 		ctl_say("unknown command\n");
 }
