@@ -37,7 +37,7 @@ run vadd
 check stage.bytes_staged stat_gt stage_bytes $((64 << 20))
 run overwrite
 echo 5000 > /sys/module/lakelib/parameters/timeout_ms
-run "exhaust 8 6"
+run "exhaust 8 6 5000"
 check stage.exhaust_waited stat_gt stage_waits 0
 check stage.chunks_returned stat_is stage_chunks_in_use 0
 

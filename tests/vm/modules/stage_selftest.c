@@ -9,8 +9,9 @@
  *   overwrite       an async HtoD whose source is overwritten at once, and
  *                   its bounce chunks reused by another copy while the
  *                   stream is still blocked: the device gets the old data
- *   exhaust N ITERS N kthreads copy 1 MiB there and back ITERS times each,
- *                   sharing a small pool: all complete, data intact
+ *   exhaust N ITERS MS   N kthreads copy 1 MiB there and back ITERS times
+ *                   each, sharing a small pool: all complete, data intact,
+ *                   no iteration as long as MS (timeout_ms: a stall)
  *   big_start / big_result   a kthread copies 64 MiB there and back until
  *                   a call fails (the shell kills laked meanwhile); the
  *                   failed call's result and how long it took
@@ -266,6 +267,7 @@ struct worker {
 	CUresult result;
 	const char *why;
 	u64 fail_ns;		/* how long the failed call took */
+	u64 max_ns;		/* the longest iteration */
 	bool stop;
 };
 
@@ -277,10 +279,12 @@ static int exhaust_worker(void *arg)
 	struct worker *w = arg;
 	u8 *src = vmalloc(COPY_BYTES), *dst = vmalloc(COPY_BYTES);
 	int i;
+	u64 t0;
 
 	w->result = src && dst ? cuCtxSetCurrent(w->ctx) : CUDA_ERROR_OUT_OF_MEMORY;
 	for (i = 0; i < w->iters && !w->result; i++) {
 		fill(src, COPY_BYTES, w->id * 31 + i);
+		t0 = ktime_get_ns();
 		memset(dst, 0, COPY_BYTES);
 		if (i & 1)
 			w->result = cuMemcpyHtoDAsync(w->d, src, COPY_BYTES, NULL) ?:
@@ -289,6 +293,7 @@ static int exhaust_worker(void *arg)
 		else
 			w->result = cuMemcpyHtoD(w->d, src, COPY_BYTES) ?:
 				    cuMemcpyDtoH(dst, w->d, COPY_BYTES);
+		w->max_ns = max(w->max_ns, ktime_get_ns() - t0);
 		if (!w->result && bad_at(dst, COPY_BYTES, w->id * 31 + i))
 			w->why = "data differs";
 		else if (!w->result)
@@ -300,7 +305,11 @@ static int exhaust_worker(void *arg)
 	return 0;
 }
 
-static void cmd_exhaust(int n, int iters)
+/*
+ * Nobody may wait for the pool while holding chunks: a caller that did
+ * would sit out a whole timeout_ms (@stall_ms) before going on with its own.
+ */
+static void cmd_exhaust(int n, int iters, unsigned int stall_ms)
 {
 	CUcontext ctx;
 	int i;
@@ -327,6 +336,8 @@ static void cmd_exhaust(int n, int iters)
 		CHECK("exhaust_worker", !workers[i].result && workers[i].ok == iters,
 		      "worker %d: %d/%d ok, result %d, %s", i, workers[i].ok, iters,
 		      workers[i].result, workers[i].why ?: "");
+		CHECK("exhaust_no_stall", workers[i].max_ns < (u64)stall_ms * NSEC_PER_MSEC,
+		      "worker %d: an iteration took %llu ms", i, workers[i].max_ns / NSEC_PER_MSEC);
 		cuMemFree(workers[i].d);
 	}
 	cuCtxDestroy(ctx);
@@ -410,14 +421,14 @@ static void cmd_nopool(void)
 
 static void ctl_command(char *cmd)
 {
-	int a, b;
+	int a, b, c;
 
 	if (!strcmp(cmd, "vadd"))
 		cmd_vadd();
 	else if (!strcmp(cmd, "overwrite"))
 		cmd_overwrite();
-	else if (sscanf(cmd, "exhaust %d %d", &a, &b) == 2)
-		cmd_exhaust(a, b);
+	else if (sscanf(cmd, "exhaust %d %d %d", &a, &b, &c) == 3)
+		cmd_exhaust(a, b, c);
 	else if (!strcmp(cmd, "big_start"))
 		cmd_big_start();
 	else if (sscanf(cmd, "big_result %d", &a) == 1)
