@@ -13,6 +13,12 @@
  * (staging.h). An inline async device-to-host copy waits for its stream,
  * since the data must be in the reply; an error of earlier work on that
  * stream is then its result.
+ *
+ * A region range flagged LAKE_WIRE_REQ_F_STAGED is a lakelib bounce chunk,
+ * reused once the reply is out: an async host-to-device copy from one is
+ * staged like inline data (or, past the staging cap, waits for its stream),
+ * and an async device-to-host copy into one waits for its stream, as the
+ * inline form does.
  */
 #include "dispatch.h"
 
@@ -135,13 +141,19 @@ static CUresult staging_full(struct laked_call *c)
 			    LAKED_STAGING_MAX);
 }
 
-/* The host side of a copy: the region, the request's tail or the reply buffer. */
+/*
+ * The host side of a copy: the region, the request's tail or the reply
+ * buffer. *wait: the stream must be done before the reply (a bounce chunk).
+ */
 static CUresult host_side(struct laked *d, struct laked_call *c, bool htod, bool async,
-			  void **host)
+			  void **host, bool *wait)
 {
 	const struct lake_wire_memcpy_args *a = &c->req->args.memcpy;
 	u64 stream = c->stream ? c->stream->handle : 0;
+	bool bounce = async && (c->req->flags & LAKE_WIRE_REQ_F_STAGED);
+	void *copy;
 
+	*wait = false;
 	if (a->where == LAKE_WIRE_SHM) {
 		if (!d->region)
 			return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "no shared region");
@@ -151,6 +163,16 @@ static CUresult host_side(struct laked *d, struct laked_call *c, bool htod, bool
 					    (unsigned long long)a->shm_off,
 					    (unsigned long long)a->bytes);
 		*host = d->region + a->shm_off;
+		if (!bounce || !a->bytes)
+			return CUDA_SUCCESS;
+		copy = htod && a->bytes <= UINT32_MAX ?
+		       laked_stage(&d->staged, c->ctx->handle, stream, (u32)a->bytes) : NULL;
+		if (copy) {
+			memcpy(copy, *host, a->bytes);
+			*host = copy;
+		} else {
+			*wait = true;
+		}
 		return CUDA_SUCCESS;
 	}
 	*host = d->tail;
@@ -174,24 +196,26 @@ CUresult laked_call_memcpy(struct laked *d, struct laked_call *c)
 	bool htod = api == LAKE_API_MEMCPY_HTOD || api == LAKE_API_MEMCPY_HTOD_ASYNC;
 	bool async = api == LAKE_API_MEMCPY_HTOD_ASYNC || api == LAKE_API_MEMCPY_DTOH_ASYNC;
 	void *host = NULL;
+	bool wait;
 	CUresult r;
 
 	r = check_range(d, c, a->dptr, a->bytes);
 	if (!r)
-		r = host_side(d, c, htod, async, &host);
+		r = host_side(d, c, htod, async, &host, &wait);
 	if (r)
 		return r;
 	switch (api) {
 	case LAKE_API_MEMCPY_HTOD:
 		return drv->cuMemcpyHtoD(a->dptr, host, a->bytes);
 	case LAKE_API_MEMCPY_HTOD_ASYNC:
-		return drv->cuMemcpyHtoDAsync(a->dptr, host, a->bytes, c->cu_stream);
+		r = drv->cuMemcpyHtoDAsync(a->dptr, host, a->bytes, c->cu_stream);
+		return r || !wait ? r : drv->cuStreamSynchronize(c->cu_stream);
 	case LAKE_API_MEMCPY_DTOH:
 		r = drv->cuMemcpyDtoH(host, a->dptr, a->bytes);
 		break;
 	default:
 		r = drv->cuMemcpyDtoHAsync(host, a->dptr, a->bytes, c->cu_stream);
-		if (r || a->where != LAKE_WIRE_INLINE)
+		if (r || (a->where != LAKE_WIRE_INLINE && !wait))
 			return r;
 		r = drv->cuStreamSynchronize(c->cu_stream);
 		laked_unstage(&d->staged, c->ctx->handle, c->stream ? c->stream->handle : 0);

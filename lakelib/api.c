@@ -7,9 +7,11 @@
  *
  * Host buffers inside lakeshm travel as (offset, length) and are never
  * copied by lake; others are copied inline up to LAKE_WIRE_INLINE_MAX bytes,
- * else CUDA_ERROR_INVALID_VALUE. An inline cuMemcpyDtoHAsync completes
- * before it returns (CUDA allows this for pageable memory): its data must
- * land somewhere the caller still owns.
+ * and staged through bounce chunks in lakeshm beyond (stage.c). Either way
+ * a cuMemcpyDtoHAsync to such memory completes before it returns, and a
+ * cuMemcpyHtoDAsync from it has taken the data (CUDA's rules for pageable
+ * memory): the data must land somewhere the caller still owns. A range in
+ * the region but not inside one live allocation is refused.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -484,10 +486,11 @@ EXPORT_SYMBOL_GPL(cuMemGetInfo);
 
 /*
  * Describe a host buffer: by offset when it lies in a live lakeshm
- * allocation, inline when it is outside the region and small enough.
+ * allocation, inline when it is outside the region and small enough. One
+ * outside and bigger is staged: *staged set, @req left for lake_stage_copy().
  */
 static CUresult host_buffer(struct lake_wire_req *req, const void *host, size_t bytes,
-			    bool htod)
+			    bool htod, bool *staged)
 {
 	struct lake_wire_memcpy_args *m = &req->args.memcpy;
 	u64 off;
@@ -512,10 +515,12 @@ static CUresult host_buffer(struct lake_wire_req *req, const void *host, size_t 
 		atomic64_add(bytes, &lake_stats.bytes_inline);
 		return CUDA_SUCCESS;
 	}
-	pr_warn_ratelimited("%s: host buffer %p+%zu is %s\n", lake_wire_api(req->api)->name,
-			    host, bytes, ret == -ERANGE ?
-			    "outside lakeshm and over the inline limit" :
-			    "in lakeshm but not inside one live allocation");
+	if (ret == -ERANGE) {
+		*staged = true;
+		return CUDA_SUCCESS;
+	}
+	pr_warn_ratelimited("%s: host buffer %p+%zu is in lakeshm but not inside one live allocation\n",
+			    lake_wire_api(req->api)->name, host, bytes);
 	return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -525,19 +530,24 @@ static CUresult memcpy_call(u16 api, CUdeviceptr dptr, void *host, size_t bytes,
 	struct lake_wire_req req;
 	struct lake_call call;
 	CUresult ret = req_in_ctx(&req, api, stream);
+	bool staged = false;
 
 	if (ret || !bytes)
 		return ret;
 	req.args.memcpy.dptr = dptr;
-	ret = host_buffer(&req, host, bytes, htod);
+	ret = host_buffer(&req, host, bytes, htod, &staged);
 	if (ret)
 		return ret;
-	if (lake_wire_api(api)->flags & LAKE_WIRE_ASYNC &&
-	    (htod || req.args.memcpy.where == LAKE_WIRE_SHM))
+	if (staged)
+		ret = lake_stage_copy(&req, host, bytes, htod);
+	else if (lake_wire_api(api)->flags & LAKE_WIRE_ASYNC &&
+		 (htod || req.args.memcpy.where == LAKE_WIRE_SHM))
 		return lake_rpc_async(&req);
-	call.tail = htod ? NULL : host;
-	call.tail_cap = htod ? 0 : bytes;
-	ret = lake_rpc_sync(&req, &call);
+	if (!staged) {
+		call.tail = htod ? NULL : host;
+		call.tail_cap = htod ? 0 : bytes;
+		ret = lake_rpc_sync(&req, &call);
+	}
 	if (lake_wire_api(api)->flags & LAKE_WIRE_ASYNC)
 		return ret;
 	return synchronizing(ret, req.ctx, 0, true);

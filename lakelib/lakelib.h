@@ -44,6 +44,11 @@ struct lake_call {
 	void *tail;			/* reply tail goes here (inline DtoH, names) */
 	u32 tail_cap;
 	u32 tail_len;
+	/* lake_rpc_submit()'s state for lake_rpc_wait() */
+	unsigned long deadline;
+	u64 gen, t0;
+	u32 early;			/* CUresult of the submit */
+	bool sent, tracked;
 };
 
 /* rpc.c */
@@ -51,6 +56,9 @@ int lake_rpc_init(void);
 void lake_rpc_exit(void);
 CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call);
 CUresult lake_rpc_async(struct lake_wire_req *req);
+/* lake_rpc_sync() in two halves; every submit is followed by one wait. */
+void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned long deadline);
+CUresult lake_rpc_wait(struct lake_call *call);
 void lake_rpc_deliver(const struct lake_wire_rep *rep);
 /* The daemon's portid is cleared: fail what is in flight, drop what is queued. */
 void lake_rpc_daemon_gone(void);
@@ -73,6 +81,11 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 /* Make daemon @gen unable to run or write anything more; returns once it cannot. */
 void lake_nl_fence(u64 gen);
 bool lake_nl_load(struct lake_genl_load *out, u64 *age_ns);
+
+/* stage.c: copies of kernel memory outside lakeshm, through bounce chunks */
+/* @tmpl: the copy's request (api, ctx, stream, dptr); @host: any kernel buffer. */
+CUresult lake_stage_copy(const struct lake_wire_req *tmpl, void *host, size_t bytes, bool htod);
+void lake_stage_exit(void);
 
 /* ctx.c: CUDA's "current context" per calling thread */
 /* Forget every thread's context: the daemon that issued them is gone. */
@@ -144,6 +157,10 @@ struct lake_stats {
 	atomic64_t refused_registrations;	/* while another laked is registered */
 	atomic64_t stray_replies;
 	atomic64_t bad_records;
+	atomic64_t stage_chunks_in_use;	/* bounce chunks taken (stage.c) */
+	atomic64_t stage_bytes;		/* bytes staged through them */
+	atomic64_t stage_waits;		/* calls that waited for a chunk */
+	atomic64_t stage_pool_failures;	/* lakeshm could not supply the pool */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */

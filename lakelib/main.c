@@ -72,6 +72,7 @@ static void __exit lakelib_exit(void)
 	lake_fallback_exit();
 	lake_stats_exit();
 	lake_rpc_exit();
+	lake_stage_exit();
 	lake_funcs_reset();
 	lake_ctx_reset();
 }

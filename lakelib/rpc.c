@@ -312,34 +312,44 @@ static void give_up(const struct lake_wire_req *req, CUresult ret, bool sent, u6
 	lake_nl_fence(gen);
 }
 
-static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
-			   unsigned long deadline)
+/*
+ * A sync call in two halves, so a caller can have several records in flight
+ * (stage.c keeps a chunk in transfer while it fills the next). Submit
+ * queues and sends @req with @deadline; lake_rpc_wait() must follow,
+ * whatever happened, and returns the call's result: a failed submit's, or
+ * laked's reply, bounded by the same deadline, killable, fencing laked when
+ * given up. Without a daemon the call fails at once and counts no error.
+ */
+void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned long deadline)
 {
-	u64 gen = lake_nl_gen();
-	bool sent = false, answered = false;
-	u64 t0 = ktime_get_ns();
-	CUresult ret;
 	long rc;
 
-	if (!gen) {
-		atomic64_inc(&lake_stats.no_daemon);
-		return LAKE_ERR_NO_DAEMON;
-	}
-	atomic64_inc(&lake_stats.calls[req->api]);
+	call->gen = lake_nl_gen();
+	call->deadline = deadline;
+	call->t0 = ktime_get_ns();
+	call->sent = false;
+	call->tracked = false;
+	call->id = 0;
 	init_completion(&call->done);
 	call->req = req;
 	call->result = CUDA_ERROR_UNKNOWN;
 	call->tail_len = 0;
+	if (!call->gen) {
+		atomic64_inc(&lake_stats.no_daemon);
+		call->early = LAKE_ERR_NO_DAEMON;
+		return;
+	}
+	atomic64_inc(&lake_stats.calls[req->api]);
 
 	rc = queue_lock_until(deadline);
 	if (rc) {
-		ret = send_result(rc);
-		goto out;
+		call->early = send_result(rc);
+		return;
 	}
-	ret = enqueue_locked(req, deadline);
-	if (ret) {
+	call->early = enqueue_locked(req, deadline);
+	if (call->early) {
 		queue_unlock();
-		goto out;
+		return;
 	}
 	call->id = req->req_id;
 	trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, false);
@@ -347,44 +357,63 @@ static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
 	hash_add(inflight, &call->node, call->id);
 	spin_unlock(&inflight_lock);
 	atomic64_inc(&lake_stats.in_flight);
-	rc = flush_locked(deadline, &gen);
+	call->tracked = true;
+	rc = flush_locked(deadline, &call->gen);
 	queue_unlock();
-	if (!rc) {
-		sent = true;
-		rc = wait_for_completion_killable_timeout(&call->done, lake_jiffies_left(deadline));
+	/* Not sent: nobody will answer. */
+	call->early = rc ? send_result(rc) : CUDA_SUCCESS;
+	call->sent = !rc;
+}
+
+CUresult lake_rpc_wait(struct lake_call *call)
+{
+	const struct lake_wire_req *req = call->req;
+	bool sent = call->sent, answered = false;
+	CUresult ret = call->early;
+	long rc = 0;
+
+	if (ret == LAKE_ERR_NO_DAEMON && !call->gen)
+		return ret;
+	if (sent) {
+		rc = wait_for_completion_killable_timeout(&call->done,
+							  lake_jiffies_left(call->deadline));
 		answered = rc > 0;
 		ret = answered ? call->result : rc == 0 ? LAKE_ERR_TIMEOUT : LAKE_ERR_KILLED;
-	} else {
-		/* Not sent: nobody will answer. */
-		ret = send_result(rc);
-		rc = 0;
 	}
-	if (rc <= 0) {
-		spin_lock(&inflight_lock);
-		if (hash_hashed(&call->node)) {
-			hash_del(&call->node);
-		} else if (sent) {
-			ret = call->result;	/* answered while we gave up */
-			answered = true;
+	if (call->tracked) {
+		if (rc <= 0) {
+			spin_lock(&inflight_lock);
+			if (hash_hashed(&call->node)) {
+				hash_del(&call->node);
+			} else if (sent) {
+				ret = call->result;	/* answered while we gave up */
+				answered = true;
+			}
+			spin_unlock(&inflight_lock);
 		}
-		spin_unlock(&inflight_lock);
+		atomic64_dec(&lake_stats.in_flight);
 	}
-	atomic64_dec(&lake_stats.in_flight);
-out:
 	/*
 	 * laked's own result may equal LAKE_ERR_TIMEOUT or _KILLED (a lying
 	 * laked chooses it at will): only a wait that ended without a reply
 	 * fences it.
 	 */
 	if (!answered)
-		give_up(req, ret, sent, gen);
+		give_up(req, ret, sent, call->gen);
 	if (ret != CUDA_SUCCESS) {
 		atomic64_inc(&lake_stats.errors);
 		atomic64_inc(&lake_stats.api_errors[req->api]);
 	}
 	trace_lake_call_done(lake_wire_api(req->api)->name, req->ctx, call->id,
-			     ktime_get_ns() - t0, ret);
+			     ktime_get_ns() - call->t0, ret);
 	return ret;
+}
+
+static CUresult sync_until(struct lake_wire_req *req, struct lake_call *call,
+			   unsigned long deadline)
+{
+	lake_rpc_submit(req, call, deadline);
+	return lake_rpc_wait(call);
 }
 
 CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)

@@ -30,6 +30,7 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(async_errors), STAT(async_dropped), STAT(latched), STAT(fences),
 	STAT(forged_replies), STAT(refused_registrations), STAT(stray_replies),
 	STAT(bad_records),
+	STAT(stage_chunks_in_use), STAT(stage_bytes), STAT(stage_waits), STAT(stage_pool_failures),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 

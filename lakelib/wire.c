@@ -75,6 +75,10 @@ int lake_wire_check_req(const struct lake_wire_req *req, const char **why)
 		return fail(why, "unknown request flags", -EPROTO);
 	if ((req->flags & LAKE_WIRE_REQ_F_NOREPLY) && !(d->flags & LAKE_WIRE_ASYNC))
 		return fail(why, "no-reply flag on a synchronous call", -EINVAL);
+	if ((req->flags & LAKE_WIRE_REQ_F_STAGED) && req->api != LAKE_API_MEMCPY_HTOD &&
+	    req->api != LAKE_API_MEMCPY_DTOH && req->api != LAKE_API_MEMCPY_HTOD_ASYNC &&
+	    req->api != LAKE_API_MEMCPY_DTOH_ASYNC)
+		return fail(why, "staged flag on a call that is not a copy", -EINVAL);
 	if (req->ctx && !(d->flags & LAKE_WIRE_CTX))
 		return fail(why, "context on a context-free call", -EINVAL);
 	if (req->stream && !(d->flags & LAKE_WIRE_STREAM))

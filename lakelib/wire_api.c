@@ -17,6 +17,12 @@ static int check_copy(const struct lake_wire_req *req, bool to_device, const cha
 {
 	const struct lake_wire_memcpy_args *a = &req->args.memcpy;
 
+	if (req->flags & LAKE_WIRE_REQ_F_STAGED) {
+		if (a->where != LAKE_WIRE_SHM)
+			return fail(why, "staged copy not in the shared region", -EINVAL);
+		if (req->flags & LAKE_WIRE_REQ_F_NOREPLY)
+			return fail(why, "staged copy without a reply", -EINVAL);
+	}
 	switch (a->where) {
 	case LAKE_WIRE_SHM:
 		if (req->tail_len)

@@ -13,8 +13,12 @@
  *                 adds the user-space memcpy that laked's copies compare to);
  *                 then the same copies with the device address moved by
  *                 COPY_SHIFT, the one thing changed (see bench_copy)
+ *   staged        1 MiB and 64 MiB HtoD + DtoH from kvmalloc'd memory,
+ *                 staged through lakelib's bounce pool, vs the same from a
+ *                 lakeshm buffer (zero copy), rounds interleaved
  */
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <lake/cuda.h>
@@ -163,6 +167,46 @@ out:
 		lake_shm_free(shm);
 }
 
+/* Throughput of staged copies over zero-copy ones, as lower time over higher. */
+static void bench_staged(size_t bytes, int rounds, const char *name)
+{
+	u8 *shm = lake_shm_alloc(bytes), *kv = kvmalloc(bytes, GFP_KERNEL);
+	CUdeviceptr d = 0;
+	u64 t0;
+	int i;
+
+	if (!shm || !kv || cuMemAlloc(&d, bytes)) {
+		ctl_say("bench: staged %s: no memory\n", name);
+		goto out;
+	}
+	memset(shm, 0x5a, bytes);
+	memset(kv, 0x5a, bytes);
+	for (i = 0; i < rounds; i++) {
+		t0 = ktime_get_ns();
+		if (cuMemcpyHtoD(d, shm, bytes) || cuMemcpyDtoH(shm, d, bytes))
+			goto fail;
+		t_a[i] = ktime_get_ns() - t0;
+		t0 = ktime_get_ns();
+		if (cuMemcpyHtoD(d, kv, bytes) || cuMemcpyDtoH(kv, d, bytes))
+			goto fail;
+		t_b[i] = ktime_get_ns() - t0;
+	}
+	ctl_say("bench: staged %s there and back: zero-copy %llu MB/s, staged %llu MB/s\n", name,
+		div64_u64(2ULL * bytes * 1000, median(t_a, rounds)),
+		div64_u64(2ULL * bytes * 1000, median(t_b, rounds)));
+	row(name[0] == '1' ? "1 MiB staged vs zero-copy throughput" :
+	    "64 MiB staged vs zero-copy throughput", median(t_a, rounds), median(t_b, rounds),
+	    "ns", 60, false);
+	goto out;
+fail:
+	ctl_say("bench: staged %s: a call failed\n", name);
+out:
+	cuMemFree(d);
+	kvfree(kv);
+	if (shm)
+		lake_shm_free(shm);
+}
+
 static void cmd_run(void)
 {
 	CUcontext ctx;
@@ -180,6 +224,8 @@ static void cmd_run(void)
 	bench_null_call();
 	bench_async(fn, d, s);
 	bench_copy(d);
+	bench_staged(1 << 20, COPY_ROUNDS, "1 MiB");
+	bench_staged(64 << 20, 5, "64 MiB");
 	cuStreamDestroy(s);
 	cuMemFree(d);
 	cuModuleUnload(mod);

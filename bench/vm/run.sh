@@ -3,7 +3,7 @@
 stats=/sys/kernel/debug/lake/lakelib_stats
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 
-insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko && insmod $M/lake_bench.ko || exit 1
+insmod $M/lakeshm.ko size_mib=96 && insmod $M/lakelib.ko && insmod $M/lake_bench.ko || exit 1
 laked --device=host > /tmp/laked.log 2>&1 &
 for i in $(seq 50); do [ "$(stat_of daemon_portid)" != 0 ] && break; sleep 0.1; done
 inline0=$(stat_of bytes_inline)

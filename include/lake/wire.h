@@ -30,8 +30,9 @@
  * Bounds. A host buffer outside the shared region travels inline only up to
  * LAKE_WIRE_INLINE_MAX bytes (one page): enough for control-sized copies
  * such as one batch of LinnOS features, small enough that several records
- * share a message. Larger buffers must live in the region (design decision
- * 4); lakelib answers CUDA_ERROR_INVALID_VALUE otherwise.
+ * share a message. Larger ones are staged by lakelib through bounce chunks
+ * in the region (LAKE_WIRE_REQ_F_STAGED): bulk data never rides in a
+ * message (design decision 4).
  */
 #define LAKE_WIRE_INLINE_MAX		4096	/* copy bytes carried in a record */
 #define LAKE_WIRE_MAX_PARAMS		32	/* kernel parameters per function */
@@ -87,7 +88,15 @@ enum lake_wire_api {
 /* struct lake_wire_req_hdr.flags */
 /* The caller does not wait: reply only if the call fails. Async APIs only. */
 #define LAKE_WIRE_REQ_F_NOREPLY	(1U << 0)
-#define LAKE_WIRE_REQ_F_ALL	LAKE_WIRE_REQ_F_NOREPLY
+/*
+ * The copy's region range is one of lakelib's bounce chunks (lakelib/
+ * stage.c), reused as soon as the reply arrives: laked must be done with it
+ * by then. An async host-to-device copy reads it before replying (laked
+ * stages the data, or finishes the copy); an async device-to-host copy has
+ * landed in it. Memcpy APIs with LAKE_WIRE_SHM only, never with NOREPLY.
+ */
+#define LAKE_WIRE_REQ_F_STAGED	(1U << 1)
+#define LAKE_WIRE_REQ_F_ALL	(LAKE_WIRE_REQ_F_NOREPLY | LAKE_WIRE_REQ_F_STAGED)
 
 struct lake_wire_req_hdr {
 	u16 api;		/* enum lake_wire_api */

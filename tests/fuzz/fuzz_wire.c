@@ -65,8 +65,10 @@ static void spec_req(const u8 *rec, u32 len)
 
 	check(HDR(len) == len && len % 8 == 0);
 	check(api > LAKE_API_NONE && api < LAKE_API_COUNT);
-	check(!(flags & ~(u64)LAKE_WIRE_REQ_F_NOREPLY));
+	check(!(flags & ~(u64)(LAKE_WIRE_REQ_F_NOREPLY | LAKE_WIRE_REQ_F_STAGED)));
 	check(async || !(flags & LAKE_WIRE_REQ_F_NOREPLY));
+	check(!(flags & LAKE_WIRE_REQ_F_STAGED) ||
+	      (api >= LAKE_API_MEMCPY_HTOD && api <= LAKE_API_MEMCPY_DTOH_ASYNC));
 	check(!HDR(pad));
 	if (api == LAKE_API_MEMSET_D8 || api == LAKE_API_MEMSET_D8_ASYNC)
 		check(ARG(struct lake_wire_memset_args, value) <= 0xff);
@@ -79,9 +81,11 @@ static void spec_req(const u8 *rec, u32 len)
 	check(!ARG(struct lake_wire_memcpy_args, pad));
 	if (where == LAKE_WIRE_SHM) {
 		check(tail == 0 && off + bytes >= off);
+		/* A bounce chunk is reused on the reply: there must be one. */
+		check(!(flags & LAKE_WIRE_REQ_F_STAGED) || !(flags & LAKE_WIRE_REQ_F_NOREPLY));
 		return;
 	}
-	check(where == LAKE_WIRE_INLINE);
+	check(where == LAKE_WIRE_INLINE && !(flags & LAKE_WIRE_REQ_F_STAGED));
 	check(bytes <= LAKE_WIRE_INLINE_MAX && off == 0);
 	/* The data rides in the request, exactly; or comes back in a reply. */
 	check(tail == (htod ? bytes : 0));

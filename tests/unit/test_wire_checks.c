@@ -158,6 +158,20 @@ static void test_copies(void **state)
 	wire_example_req(LAKE_API_MEMCPY_HTOD_ASYNC, &req);
 	req.flags = LAKE_WIRE_REQ_F_NOREPLY;
 	assert_int_equal(wire_put_req(&req), 0);
+
+	/* A bounce chunk: copies through the region only, always answered. */
+	wire_example_req(LAKE_API_MEMCPY_DTOH_ASYNC, &req);
+	req.args.memcpy.where = LAKE_WIRE_SHM;
+	req.flags = LAKE_WIRE_REQ_F_STAGED;
+	assert_int_equal(wire_put_req(&req), 0);
+	req.flags |= LAKE_WIRE_REQ_F_NOREPLY;
+	assert_int_equal(wire_put_req(&req), -EINVAL);
+	wire_example_req(LAKE_API_MEMCPY_HTOD, &req);
+	req.flags = LAKE_WIRE_REQ_F_STAGED;
+	assert_int_equal(wire_put_req(&req), -EINVAL);
+	wire_example_req(LAKE_API_MEMSET_D8, &req);
+	req.flags = LAKE_WIRE_REQ_F_STAGED;
+	assert_int_equal(wire_put_req(&req), -EINVAL);
 }
 
 static void test_launch_and_memset(void **state)
