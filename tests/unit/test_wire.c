@@ -398,8 +398,11 @@ static void test_header_fields(void **state)
 	assert_int_equal(decode_req(buf, len, &req, &why), -EPROTO);
 	wr32(buf, sizeof(struct lake_wire_req_hdr) +
 	     offsetof(struct lake_wire_launch_args, pad), 0);
-	wr16(buf, offsetof(struct lake_wire_req_hdr, flags), 2);
+	wr16(buf, offsetof(struct lake_wire_req_hdr, flags), LAKE_WIRE_REQ_F_ALL + 1);
 	assert_int_equal(decode_req(buf, len, &req, &why), -EPROTO);
+	/* A known flag on the wrong record: staged means a copy through lakeshm. */
+	wr16(buf, offsetof(struct lake_wire_req_hdr, flags), LAKE_WIRE_REQ_F_STAGED);
+	assert_int_equal(decode_req(buf, len, &req, &why), -EINVAL);
 	wr16(buf, offsetof(struct lake_wire_req_hdr, flags), LAKE_WIRE_REQ_F_NOREPLY);
 	assert_int_equal(decode_req(buf, len, &req, &why), 1);
 
