@@ -64,10 +64,15 @@ unsigned int laked_alloc_insert(struct laked_allocs *t, struct laked_alloc *a)
 	return dropped;
 }
 
-void laked_alloc_del(struct laked_allocs *t, struct laked_alloc *a)
+void laked_alloc_unlink(struct laked_allocs *t, struct laked_alloc *a)
 {
 	lake_avl_erase(&t->root, &a->node);
 	t->count--;
+}
+
+void laked_alloc_del(struct laked_allocs *t, struct laked_alloc *a)
+{
+	laked_alloc_unlink(t, a);
 	free(a);
 }
 

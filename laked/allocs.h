@@ -4,7 +4,8 @@
  * boundary raw (kernels compute with them), so before any copy, memset or
  * free laked checks that the range lies inside one live allocation made
  * through it, in the caller's current context (calls_mem.c): a forged or
- * freed pointer, or another context's, never reaches the driver.
+ * freed pointer, or another context's, never reaches the driver. Not
+ * thread-safe: laked's callers hold d->lock.
  */
 #ifndef LAKED_ALLOCS_H
 #define LAKED_ALLOCS_H
@@ -35,6 +36,8 @@ struct laked_alloc *laked_alloc_new(struct laked_allocs *t);
  */
 unsigned int laked_alloc_insert(struct laked_allocs *t, struct laked_alloc *a);
 void laked_alloc_del(struct laked_allocs *t, struct laked_alloc *a);
+/* Out of the table but not freed: to insert again, or free(). */
+void laked_alloc_unlink(struct laked_allocs *t, struct laked_alloc *a);
 
 /* The allocation holding all of [dptr, dptr + bytes), or NULL; bytes may be 0. */
 struct laked_alloc *laked_alloc_find(const struct laked_allocs *t, u64 dptr, u64 bytes);

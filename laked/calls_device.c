@@ -40,7 +40,7 @@ CUresult laked_call_device_get_count(struct laked *d, struct laked_call *c)
 
 CUresult laked_call_device_get_name(struct laked *d, struct laked_call *c)
 {
-	char *name = (char *)d->tail;
+	char *name = (char *)c->x->tail;
 	CUresult r;
 	size_t len;
 
@@ -78,7 +78,7 @@ CUresult laked_call_device_total_mem(struct laked *d, struct laked_call *c)
 CUresult laked_call_ctx_create(struct laked *d, struct laked_call *c)
 {
 	const struct lake_wire_ctx_create_args *a = &c->req->args.ctx_create;
-	struct laked_obj *o = laked_obj_alloc(&d->handles);
+	struct laked_obj *o = laked_obj_new(d);
 	CUcontext ctx;
 	CUresult r;
 
@@ -86,26 +86,43 @@ CUresult laked_call_ctx_create(struct laked *d, struct laked_call *c)
 		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "handle table full");
 	r = d->drv->cuCtxCreate(&ctx, a->flags, a->dev);
 	if (r) {
-		laked_obj_free(&d->handles, o);
+		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_publish(&d->handles, o, LAKED_CTX, 0, ctx);
+	laked_obj_set(d, o, LAKED_CTX, 0, ctx);
 	c->rep.res.handle.handle = o->handle;
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The pool routes a cuCtxDestroy to the worker serving that context, so
+ * only this thread uses its objects; it is marked dying first, so the load
+ * sampler (laked_mem_info) no longer makes it current.
+ */
 CUresult laked_call_ctx_destroy(struct laked *d, struct laked_call *c)
 {
 	u64 handle = c->req->args.handle.handle;
-	struct laked_obj *o = laked_obj_get(&d->handles, handle, LAKED_CTX);
+	struct laked_obj *o;
 	CUresult r;
 
+	laked_lock(d);
+	o = laked_obj_get(&d->handles, handle, LAKED_CTX);
+	if (o && c->x->owner && o->serve != c->x->owner)
+		o = NULL;
+	if (o)
+		o->dying = true;
+	laked_unlock(d);
 	if (!o)
 		return laked_refuse(c, CUDA_ERROR_INVALID_CONTEXT, "context %#llx is not live",
 				    (unsigned long long)handle);
 	r = d->drv->cuCtxDestroy(o->drv);
-	if (!r)
-		laked_forget_ctx(d, o);
+	if (!r) {
+		laked_forget_ctx(d, c, o);
+		return r;
+	}
+	laked_lock(d);
+	o->dying = false;
+	laked_unlock(d);
 	return r;
 }
 
@@ -114,6 +131,6 @@ CUresult laked_call_ctx_synchronize(struct laked *d, struct laked_call *c)
 	CUresult r = d->drv->cuCtxSynchronize();
 
 	/* Failed or not, nothing queued in the context still reads staged data. */
-	laked_unstage(&d->staged, c->ctx->handle, LAKED_ALL_STREAMS);
+	laked_unstage(&c->x->staged, c->ctx->handle, LAKED_ALL_STREAMS);
 	return r;
 }

@@ -22,7 +22,7 @@
  */
 #include "dispatch.h"
 
-/* An allocation found for @c that belongs to another context is refused. */
+/* An allocation found for @c that belongs to another context is refused. d->lock held. */
 static CUresult check_owner(struct laked_call *c, const struct laked_alloc *a)
 {
 	if (a->ctx == c->ctx->handle)
@@ -33,15 +33,33 @@ static CUresult check_owner(struct laked_call *c, const struct laked_alloc *a)
 			    (unsigned long long)c->ctx->handle);
 }
 
+/*
+ * Once checked, the range stays the caller's: only the thread serving its
+ * context frees its allocations.
+ */
 static CUresult check_range(struct laked *d, struct laked_call *c, u64 dptr, u64 bytes)
 {
-	struct laked_alloc *a = laked_alloc_find(&d->allocs, dptr, bytes);
+	struct laked_alloc *a;
+	CUresult r;
 
-	if (a)
-		return check_owner(c, a);
-	return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
-			    "device range %#llx+%llu is not inside a live allocation",
-			    (unsigned long long)dptr, (unsigned long long)bytes);
+	laked_lock(d);
+	a = laked_alloc_find(&d->allocs, dptr, bytes);
+	r = a ? check_owner(c, a) :
+		laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+			     "device range %#llx+%llu is not inside a live allocation",
+			     (unsigned long long)dptr, (unsigned long long)bytes);
+	laked_unlock(d);
+	return r;
+}
+
+static struct laked_alloc *new_record(struct laked *d)
+{
+	struct laked_alloc *a;
+
+	laked_lock(d);
+	a = laked_alloc_new(&d->allocs);
+	laked_unlock(d);
+	return a;
 }
 
 static void track(struct laked *d, struct laked_call *c, struct laked_alloc *a, u64 dptr,
@@ -52,7 +70,9 @@ static void track(struct laked *d, struct laked_call *c, struct laked_alloc *a, 
 	a->dptr = dptr;
 	a->bytes = bytes;
 	a->ctx = c->ctx->handle;
+	laked_lock(d);
 	stale = laked_alloc_insert(&d->allocs, a);
+	laked_unlock(d);
 	if (stale)
 		laked_log(LOG_WARNING, "%s: %u stale allocation records overlapped %#llx+%llu",
 			  c->name, stale, (unsigned long long)dptr, (unsigned long long)bytes);
@@ -61,7 +81,7 @@ static void track(struct laked *d, struct laked_call *c, struct laked_alloc *a, 
 CUresult laked_call_mem_alloc(struct laked *d, struct laked_call *c)
 {
 	u64 bytes = c->req->args.size.bytes;
-	struct laked_alloc *a = laked_alloc_new(&d->allocs);
+	struct laked_alloc *a = new_record(d);
 	CUdeviceptr p;
 	CUresult r;
 
@@ -80,7 +100,7 @@ CUresult laked_call_mem_alloc(struct laked *d, struct laked_call *c)
 CUresult laked_call_mem_alloc_pitch(struct laked *d, struct laked_call *c)
 {
 	const struct lake_wire_mem_alloc_pitch_args *args = &c->req->args.mem_alloc_pitch;
-	struct laked_alloc *a = laked_alloc_new(&d->allocs);
+	struct laked_alloc *a = new_record(d);
 	size_t pitch;
 	CUdeviceptr p;
 	u64 bytes;
@@ -105,22 +125,35 @@ CUresult laked_call_mem_alloc_pitch(struct laked *d, struct laked_call *c)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The record leaves the table before the driver frees the range: once
+ * freed, another context's cuMemAlloc may get it back and insert its own.
+ */
 CUresult laked_call_mem_free(struct laked *d, struct laked_call *c)
 {
 	u64 dptr = c->req->args.handle.handle;
-	struct laked_alloc *a = laked_alloc_exact(&d->allocs, dptr);
+	struct laked_alloc *a;
 	CUresult r;
 
-	if (!a)
-		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
-				    "%#llx is not the start of a live allocation",
-				    (unsigned long long)dptr);
-	r = check_owner(c, a);
+	laked_lock(d);
+	a = laked_alloc_exact(&d->allocs, dptr);
+	r = a ? check_owner(c, a) :
+		laked_refuse(c, CUDA_ERROR_INVALID_VALUE,
+			     "%#llx is not the start of a live allocation",
+			     (unsigned long long)dptr);
+	if (!r)
+		laked_alloc_unlink(&d->allocs, a);
+	laked_unlock(d);
 	if (r)
 		return r;
 	r = d->drv->cuMemFree(dptr);
-	if (!r)
-		laked_alloc_del(&d->allocs, a);
+	if (!r) {
+		free(a);
+		return r;
+	}
+	laked_lock(d);
+	laked_alloc_insert(&d->allocs, a);
+	laked_unlock(d);
 	return r;
 }
 
@@ -166,7 +199,7 @@ static CUresult host_side(struct laked *d, struct laked_call *c, bool htod, bool
 		if (!bounce || !a->bytes)
 			return CUDA_SUCCESS;
 		copy = htod && a->bytes <= UINT32_MAX ?
-		       laked_stage(&d->staged, c->ctx->handle, stream, (u32)a->bytes) : NULL;
+		       laked_stage(&c->x->staged, c->ctx->handle, stream, (u32)a->bytes) : NULL;
 		if (copy) {
 			memcpy(copy, *host, a->bytes);
 			*host = copy;
@@ -175,13 +208,13 @@ static CUresult host_side(struct laked *d, struct laked_call *c, bool htod, bool
 		}
 		return CUDA_SUCCESS;
 	}
-	*host = d->tail;
+	*host = c->x->tail;
 	if (!htod || !a->bytes)
 		return CUDA_SUCCESS;
 	*host = (void *)c->req->tail;
 	if (!async)
 		return CUDA_SUCCESS;
-	*host = laked_stage(&d->staged, c->ctx->handle, stream, (u32)a->bytes);
+	*host = laked_stage(&c->x->staged, c->ctx->handle, stream, (u32)a->bytes);
 	if (!*host)
 		return staging_full(c);
 	memcpy(*host, c->req->tail, a->bytes);
@@ -218,11 +251,11 @@ CUresult laked_call_memcpy(struct laked *d, struct laked_call *c)
 		if (r || (a->where != LAKE_WIRE_INLINE && !wait))
 			return r;
 		r = drv->cuStreamSynchronize(c->cu_stream);
-		laked_unstage(&d->staged, c->ctx->handle, c->stream ? c->stream->handle : 0);
+		laked_unstage(&c->x->staged, c->ctx->handle, c->stream ? c->stream->handle : 0);
 		break;
 	}
 	if (!r && a->where == LAKE_WIRE_INLINE) {
-		c->rep.tail = d->tail;
+		c->rep.tail = c->x->tail;
 		c->rep.tail_len = (u32)a->bytes;
 	}
 	return r;

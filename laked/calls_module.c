@@ -105,17 +105,17 @@ CUresult laked_call_module_load(struct laked *d, struct laked_call *c)
 		return laked_refuse(c, CUDA_ERROR_INVALID_VALUE, "module path too long");
 	if (!module_beneath(d, c, rel))
 		return CUDA_ERROR_FILE_NOT_FOUND;
-	o = laked_obj_alloc(&d->handles);
+	o = laked_obj_new(d);
 	if (!o)
 		return laked_refuse(c, CUDA_ERROR_OUT_OF_MEMORY, "handle table full");
 	r = d->drv->cuModuleLoad(&mod, path);
 	if (r) {
 		laked_log(LOG_WARNING, "cuModuleLoad(\"%s\"): %s",
 			  laked_log_str(safe, sizeof(safe), path), laked_cu_name(r));
-		laked_obj_free(&d->handles, o);
+		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_publish(&d->handles, o, LAKED_MODULE, c->ctx->handle, mod);
+	laked_obj_set(d, o, LAKED_MODULE, c->ctx->handle, mod);
 	c->rep.res.handle.handle = o->handle;
 	return CUDA_SUCCESS;
 }
@@ -133,10 +133,12 @@ CUresult laked_call_module_unload(struct laked *d, struct laked_call *c)
 	r = d->drv->cuModuleUnload(mod->drv);
 	if (r)
 		return r;
+	laked_lock(d);
 	while ((o = laked_obj_next(&d->handles, &cursor)))
 		if (o->type == LAKED_FUNCTION && o->module == handle)
 			laked_obj_free(&d->handles, o);
 	laked_obj_free(&d->handles, mod);
+	laked_unlock(d);
 	return CUDA_SUCCESS;
 }
 
@@ -171,16 +173,21 @@ static CUresult read_layout(struct laked *d, struct laked_call *c, CUfunction fn
 	return CUDA_SUCCESS;
 }
 
-/* The handle already issued for @fn of @mod: CUDA gives one handle per name. */
+/*
+ * The handle already issued for @fn of @mod: CUDA gives one handle per name.
+ * Functions of @mod are made and freed only by the thread serving its context.
+ */
 static struct laked_obj *known_function(struct laked *d, u64 mod, CUfunction fn)
 {
 	struct laked_obj *o;
 	u32 cursor = 0;
 
+	laked_lock(d);
 	while ((o = laked_obj_next(&d->handles, &cursor)))
 		if (o->type == LAKED_FUNCTION && o->module == mod && o->drv == fn)
-			return o;
-	return NULL;
+			break;
+	laked_unlock(d);
+	return o;
 }
 
 CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
@@ -196,7 +203,7 @@ CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
 	if (!mod)
 		return laked_refuse(c, CUDA_ERROR_INVALID_HANDLE, "module %#llx is not live here",
 				    (unsigned long long)handle);
-	o = laked_obj_alloc(&d->handles);
+	o = laked_obj_new(d);
 	l = calloc(1, sizeof(*l));
 	r = CUDA_ERROR_OUT_OF_MEMORY;
 	if (!o || !l)
@@ -206,7 +213,7 @@ CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
 		goto err;
 	known = known_function(d, handle, fn);
 	if (known) {
-		laked_obj_free(&d->handles, o);
+		laked_obj_drop(d, o);
 		free(l);
 		o = known;
 		l = known->layout;
@@ -214,9 +221,11 @@ CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
 		r = read_layout(d, c, fn, l);
 		if (r)
 			goto err;
-		laked_obj_publish(&d->handles, o, LAKED_FUNCTION, c->ctx->handle, fn);
+		laked_lock(d);
 		o->module = handle;
 		o->layout = l;
+		laked_obj_publish(&d->handles, o, LAKED_FUNCTION, c->ctx->handle, fn);
+		laked_unlock(d);
 	}
 	res->func = o->handle;
 	res->count = l->count;
@@ -225,7 +234,7 @@ CUresult laked_call_module_get_function(struct laked *d, struct laked_call *c)
 
 err:
 	if (o)
-		laked_obj_free(&d->handles, o);
+		laked_obj_drop(d, o);
 	free(l);
 	return r;
 }
@@ -236,7 +245,7 @@ CUresult laked_call_launch_kernel(struct laked *d, struct laked_call *c)
 	struct laked_obj *fn = laked_ctx_obj(d, c, a->func, LAKED_FUNCTION);
 	size_t size;
 	void *extra[] = {
-		CU_LAUNCH_PARAM_BUFFER_POINTER, d->params,
+		CU_LAUNCH_PARAM_BUFFER_POINTER, c->x->params,
 		CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 		CU_LAUNCH_PARAM_END,
 	};
@@ -250,7 +259,7 @@ CUresult laked_call_launch_kernel(struct laked *d, struct laked_call *c)
 				    c->req->tail_len, fn->layout->end);
 	size = fn->layout->end;
 	if (size)
-		memcpy(d->params, c->req->tail, size);
+		memcpy(c->x->params, c->req->tail, size);
 	return d->drv->cuLaunchKernel(fn->drv, a->grid[0], a->grid[1], a->grid[2],
 				      a->block[0], a->block[1], a->block[2],
 				      a->shared_mem_bytes, c->cu_stream, NULL, extra);

@@ -9,7 +9,7 @@
 static CUresult new_object(struct laked *d, struct laked_call *c, enum laked_type type)
 {
 	unsigned int flags = c->req->args.flags.flags;
-	struct laked_obj *o = laked_obj_alloc(&d->handles);
+	struct laked_obj *o = laked_obj_new(d);
 	CUstream stream = NULL;
 	CUevent ev = NULL;
 	void *made;
@@ -25,10 +25,10 @@ static CUresult new_object(struct laked *d, struct laked_call *c, enum laked_typ
 		made = ev;
 	}
 	if (r) {
-		laked_obj_free(&d->handles, o);
+		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_publish(&d->handles, o, type, c->ctx->handle, made);
+	laked_obj_set(d, o, type, c->ctx->handle, made);
 	c->rep.res.handle.handle = o->handle;
 	return CUDA_SUCCESS;
 }
@@ -47,7 +47,7 @@ CUresult laked_call_stream_synchronize(struct laked *d, struct laked_call *c)
 {
 	CUresult r = d->drv->cuStreamSynchronize(c->cu_stream);
 
-	laked_unstage(&d->staged, c->ctx->handle, stream_handle(c));
+	laked_unstage(&c->x->staged, c->ctx->handle, stream_handle(c));
 	return r;
 }
 
@@ -61,8 +61,8 @@ CUresult laked_call_stream_destroy(struct laked *d, struct laked_call *c)
 	r = d->drv->cuStreamDestroy(c->cu_stream);
 	if (r)
 		return r;
-	laked_unstage(&d->staged, c->ctx->handle, c->stream->handle);
-	laked_obj_free(&d->handles, c->stream);
+	laked_unstage(&c->x->staged, c->ctx->handle, c->stream->handle);
+	laked_obj_drop(d, c->stream);
 	c->stream = NULL;
 	return CUDA_SUCCESS;
 }
@@ -131,6 +131,6 @@ CUresult laked_call_event_destroy(struct laked *d, struct laked_call *c)
 		return CUDA_ERROR_INVALID_HANDLE;
 	r = d->drv->cuEventDestroy(ev->drv);
 	if (!r)
-		laked_obj_free(&d->handles, ev);
+		laked_obj_drop(d, ev);
 	return r;
 }

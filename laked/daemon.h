@@ -32,7 +32,11 @@ void laked_shm_close(struct laked_shm *shm);
 struct laked_nl;
 
 /* Socket, family lookup and buffers; 0 or -errno (-ENOENT: no "lake" family). */
-int laked_nl_open(struct laked_nl **out, struct laked *d);
+int laked_nl_open(struct laked_nl **out);
+/* Where replies go: sends from any thread. */
+struct laked_reply_sink *laked_nl_sink(struct laked_nl *nl);
+/* Calls go to @pool from now on, those received before it first. */
+void laked_nl_serve(struct laked_nl *nl, struct laked_pool *pool);
 /* LAKE_CMD_REGISTER and its answer: 0 or the kernel's -errno (-EBUSY, -EPERM). */
 int laked_nl_register(struct laked_nl *nl, const char *device);
 /* Tests: a receive buffer of about @bytes, so the kernel's sends find it full. */

@@ -6,7 +6,7 @@
 LAKED_CORE_SRCS = laked/dispatch.c laked/handles.c laked/allocs.c laked/staging.c \
 	laked/calls_device.c laked/calls_module.c laked/calls_mem.c laked/calls_stream.c \
 	laked/log.c lakelib/wire.c lakelib/wire_api.c $(LAKED_DRIVER_SRCS)
-LAKED_SRCS = laked/main.c laked/netlink.c laked/shm.c laked/sandbox.c laked/load.c laked/service.c \
+LAKED_SRCS = laked/main.c laked/netlink.c laked/workers.c laked/shm.c laked/sandbox.c laked/load.c laked/service.c \
 	$(LAKED_CORE_SRCS)
 
 UNIT_TESTS += dispatch
@@ -22,6 +22,16 @@ GUEST_BINS += $(BUILD)/guest/laked
 $(BUILD)/guest/laked: $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(NL_CFLAGS) $(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
+
+# The worker pool (workers.c): contexts in parallel; and again under ThreadSanitizer.
+UNIT_TESTS += pool pool_tsan
+UNIT_SRCS_pool = $(LAKED_CORE_SRCS) laked/workers.c tests/unit/dispatch_util.c
+UNIT_LIBS_pool := -ldl -lpthread
+UNIT_MAIN_pool_tsan := tests/unit/test_pool.c
+UNIT_SRCS_pool_tsan = $(UNIT_SRCS_pool)
+UNIT_CC_pool_tsan = $(CLANG)
+UNIT_SAN_pool_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
+UNIT_LIBS_pool_tsan := -ldl -lpthread
 
 UNIT_TESTS += sandbox
 UNIT_SRCS_sandbox = $(LAKED_CORE_SRCS) laked/sandbox.c tests/unit/dispatch_util.c

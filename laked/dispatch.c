@@ -78,11 +78,20 @@ int laked_init(struct laked **out, const struct laked_config *cfg)
 			  cfg->module_dir, strerrorname_np(errno));
 	d->region = cfg->region;
 	d->region_size = cfg->region_size;
+	pthread_mutex_init(&d->lock, NULL);
 	laked_handles_init(&d->handles, tag);
-	d->out.data = d->out_data;
-	d->out.size = sizeof(d->out_data);
+	laked_exec_init(&d->self, NULL);
 	*out = d;
 	return 0;
+}
+
+void laked_exec_init(struct laked_exec *x, void *owner)
+{
+	x->owner = owner;
+	x->staged = (struct laked_stagings){};
+	x->out.data = x->out_data;
+	x->out.size = sizeof(x->out_data);
+	x->out.len = 0;
 }
 
 int laked_module_dir_fd(const struct laked *d)
@@ -108,9 +117,10 @@ void laked_fini(struct laked *d)
 	}
 	if (d->module_dir_fd >= 0)
 		close(d->module_dir_fd);
-	laked_stagings_fini(&d->staged);
+	laked_stagings_fini(&d->self.staged);
 	laked_allocs_fini(&d->allocs);
 	laked_handles_fini(&d->handles);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
@@ -130,65 +140,107 @@ CUresult laked_refuse(struct laked_call *c, CUresult result, const char *fmt, ..
 struct laked_obj *laked_ctx_obj(struct laked *d, struct laked_call *c, u64 handle,
 				enum laked_type type)
 {
-	struct laked_obj *o = laked_obj_get(&d->handles, handle, type);
+	struct laked_obj *o;
 
-	return o && c->ctx && o->ctx == c->ctx->handle ? o : NULL;
+	laked_lock(d);
+	o = laked_obj_get(&d->handles, handle, type);
+	if (o && (!c->ctx || o->ctx != c->ctx->handle))
+		o = NULL;
+	laked_unlock(d);
+	return o;
 }
 
-void laked_forget_ctx(struct laked *d, struct laked_obj *ctx)
+struct laked_obj *laked_obj_new(struct laked *d)
+{
+	struct laked_obj *o;
+
+	laked_lock(d);
+	o = laked_obj_alloc(&d->handles);
+	laked_unlock(d);
+	return o;
+}
+
+void laked_obj_drop(struct laked *d, struct laked_obj *o)
+{
+	laked_lock(d);
+	laked_obj_free(&d->handles, o);
+	laked_unlock(d);
+}
+
+void laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
+		   void *drv)
+{
+	laked_lock(d);
+	laked_obj_publish(&d->handles, o, type, ctx, drv);
+	laked_unlock(d);
+}
+
+void laked_forget_ctx(struct laked *d, struct laked_call *c, struct laked_obj *ctx)
 {
 	u64 handle = ctx->handle;
 	struct laked_obj *o;
 	u32 cursor = 0;
 
+	laked_lock(d);
 	while ((o = laked_obj_next(&d->handles, &cursor)))
 		if (o->ctx == handle && o != ctx)
 			laked_obj_free(&d->handles, o);
 	laked_allocs_drop_ctx(&d->allocs, handle);
-	laked_unstage(&d->staged, handle, LAKED_ALL_STREAMS);
 	laked_obj_free(&d->handles, ctx);
+	laked_unlock(d);
+	laked_unstage(&c->x->staged, handle, LAKED_ALL_STREAMS);
 }
 
+/*
+ * On the receiving thread, while workers run calls: d->lock is held across
+ * the driver calls, so a context found live is not destroyed meanwhile
+ * (cuCtxDestroy marks it dying under the lock first).
+ */
 int laked_mem_info(struct laked *d, u64 *used, u64 *total)
 {
 	size_t free_bytes, total_bytes;
 	struct laked_obj *o;
 	u32 cursor = 0;
+	int ret = -EIO;
 
+	laked_lock(d);
 	do {
 		o = laked_obj_next(&d->handles, &cursor);
-	} while (o && o->type != LAKED_CTX);
-	if (!o)
-		return -ENOENT;
-	if (d->drv->cuCtxSetCurrent(o->drv) || d->drv->cuMemGetInfo(&free_bytes, &total_bytes))
-		return -EIO;
-	*total = total_bytes;
-	*used = free_bytes < total_bytes ? total_bytes - free_bytes : 0;
-	return 0;
+	} while (o && (o->type != LAKED_CTX || o->dying));
+	if (!o) {
+		ret = -ENOENT;
+	} else if (!d->drv->cuCtxSetCurrent(o->drv) &&
+		   !d->drv->cuMemGetInfo(&free_bytes, &total_bytes)) {
+		*total = total_bytes;
+		*used = free_bytes < total_bytes ? total_bytes - free_bytes : 0;
+		ret = 0;
+	}
+	laked_unlock(d);
+	return ret;
 }
 
-static void flush(struct laked *d, struct laked_reply_sink *sink, int *sink_err)
+void laked_exec_flush(struct laked_exec *x, struct laked_reply_sink *sink, int *sink_err)
 {
 	int ret;
 
-	if (!d->out.len)
+	if (!x->out.len)
 		return;
-	ret = sink->flush(sink, d->out.data, d->out.len);
-	d->out.len = 0;
+	ret = sink->flush(sink, x->out.data, x->out.len);
+	x->out.len = 0;
 	if (ret && !*sink_err)
 		*sink_err = ret;
 }
 
-static void put_reply(struct laked *d, struct lake_wire_rep *rep, struct laked_reply_sink *sink,
-		      int *sink_err)
+static void put_reply(struct laked_exec *x, struct lake_wire_rep *rep,
+		      struct laked_reply_sink *sink, int *sink_err)
 {
 	const char *why = "";
 	int ret;
 
-	ret = lake_wire_put_rep(&d->out, rep, &why);
-	if (ret == -EMSGSIZE && d->out.len) {
-		flush(d, sink, sink_err);
-		ret = lake_wire_put_rep(&d->out, rep, &why);
+	ret = lake_wire_put_rep(&x->out, rep, &why);
+	if (ret == -EMSGSIZE && x->out.len) {
+		laked_exec_flush(x, sink, sink_err);
+		ret = lake_wire_put_rep(&x->out, rep, &why);
 	}
 	if (!ret)
 		return;
@@ -200,21 +252,44 @@ static void put_reply(struct laked *d, struct lake_wire_rep *rep, struct laked_r
 	rep->tail = NULL;
 	rep->tail_len = 0;
 	rep->result = CUDA_ERROR_UNKNOWN;
-	if (lake_wire_put_rep(&d->out, rep, &why) == -EMSGSIZE) {
-		flush(d, sink, sink_err);
-		lake_wire_put_rep(&d->out, rep, &why);
+	if (lake_wire_put_rep(&x->out, rep, &why) == -EMSGSIZE) {
+		laked_exec_flush(x, sink, sink_err);
+		lake_wire_put_rep(&x->out, rep, &why);
 	}
 }
 
-/* Check the header's context and stream, and make the context current. */
+void laked_answer(struct laked_exec *x, const struct lake_wire_req *req, CUresult result,
+		  struct laked_reply_sink *sink, int *sink_err)
+{
+	struct lake_wire_rep rep = {
+		.api = req->api,
+		.req_id = req->req_id,
+		.result = result,
+	};
+
+	put_reply(x, &rep, sink, sink_err);
+}
+
+/*
+ * Check the header's context and stream, and make the context current. A
+ * pool worker runs only the contexts routed to it: a context served by
+ * another thread is refused like a dead one, so no two threads use one
+ * context's objects.
+ */
 static CUresult bind_call(struct laked *d, struct laked_call *c, u16 flags)
 {
 	const struct lake_wire_req *req = c->req;
+	struct laked_obj *ctx;
 	CUresult r;
 
 	if (!(flags & LAKE_WIRE_CTX))
 		return CUDA_SUCCESS;
-	c->ctx = laked_obj_get(&d->handles, req->ctx, LAKED_CTX);
+	laked_lock(d);
+	ctx = laked_obj_get(&d->handles, req->ctx, LAKED_CTX);
+	if (ctx && c->x->owner && ctx->serve != c->x->owner)
+		ctx = NULL;
+	laked_unlock(d);
+	c->ctx = ctx;
 	if (!c->ctx)
 		return laked_refuse(c, CUDA_ERROR_INVALID_CONTEXT, "context %#llx is not live",
 				    (unsigned long long)req->ctx);
@@ -235,11 +310,11 @@ static CUresult bind_call(struct laked *d, struct laked_call *c, u16 flags)
 	return CUDA_SUCCESS;
 }
 
-static void run_record(struct laked *d, const struct lake_wire_req *req,
-		       struct laked_reply_sink *sink, int *sink_err)
+CUresult laked_run_record(struct laked *d, struct laked_exec *x, const struct lake_wire_req *req,
+			  struct laked_reply_sink *sink, int *sink_err)
 {
 	const struct lake_wire_api_desc *desc = lake_wire_api(req->api);
-	struct laked_call c = { .req = req, .name = desc->name };
+	struct laked_call c = { .req = req, .x = x, .name = desc->name };
 	CUresult r;
 
 	r = bind_call(d, &c, desc->flags);
@@ -249,7 +324,7 @@ static void run_record(struct laked *d, const struct lake_wire_req *req,
 		laked_log(LOG_DEBUG, "%s (req %llu): %s", c.name,
 			  (unsigned long long)req->req_id, laked_cu_name(r));
 	if (!r && (req->flags & LAKE_WIRE_REQ_F_NOREPLY))
-		return;
+		return r;
 	c.rep.api = req->api;
 	c.rep.req_id = req->req_id;
 	c.rep.result = r;
@@ -258,7 +333,8 @@ static void run_record(struct laked *d, const struct lake_wire_req *req,
 		c.rep.tail = NULL;
 		c.rep.tail_len = 0;
 	}
-	put_reply(d, &c.rep, sink, sink_err);
+	put_reply(x, &c.rep, sink, sink_err);
+	return r;
 }
 
 /*
@@ -266,7 +342,7 @@ static void run_record(struct laked *d, const struct lake_wire_req *req,
  * Answer it when its header names an API. Returns its length when its
  * framing is sound, so the records after it still run; 0 drops the rest.
  */
-static u32 malformed(struct laked *d, const u8 *rec, u32 left, u32 at,
+static u32 malformed(struct laked_exec *x, const u8 *rec, u32 left, u32 at,
 		     const struct lake_wire_iter *it, int err,
 		     struct laked_reply_sink *sink, int *sink_err)
 {
@@ -290,38 +366,50 @@ static u32 malformed(struct laked *d, const u8 *rec, u32 left, u32 at,
 		rep.api = h.api;
 		rep.req_id = h.req_id;
 		rep.result = CUDA_ERROR_INVALID_VALUE;
-		put_reply(d, &rep, sink, sink_err);
+		put_reply(x, &rep, sink, sink_err);
 	}
 	return framed ? h.len : 0;
 }
 
-int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
-			struct laked_reply_sink *sink)
+int laked_walk_blob(struct laked *d, struct laked_exec *x, const void *blob, u32 len,
+		    struct laked_reply_sink *sink, laked_route_fn route, void *arg)
 {
 	struct lake_wire_iter it;
 	struct lake_wire_req req;
 	const u8 *p = blob;
 	int ret, sink_err = 0;
-	u32 off = 0, skip;
+	u32 off = 0, skip, at;
 
-	d->out.len = 0;
+	x->out.len = 0;
 	/* One message is one batch: its async work starts together. */
 	if (d->drv->batch_begin)
 		d->drv->batch_begin(d->drv);
 	while (off < len) {
 		lake_wire_iter_init(&it, p + off, len - off);
-		while ((ret = lake_wire_next_req(&it, &req)) == 1)
-			run_record(d, &req, sink, &sink_err);
+		for (;;) {
+			at = it.pos;
+			ret = lake_wire_next_req(&it, &req);
+			if (ret != 1)
+				break;
+			if (!route || !route(arg, &req, p + off + at, it.pos - at))
+				laked_run_record(d, x, &req, sink, &sink_err);
+		}
 		if (!ret)
 			break;
 		off += it.pos;
-		skip = malformed(d, p + off, len - off, off, &it, ret, sink, &sink_err);
+		skip = malformed(x, p + off, len - off, off, &it, ret, sink, &sink_err);
 		if (!skip)
 			break;
 		off += skip;
 	}
 	if (d->drv->batch_end)
 		d->drv->batch_end(d->drv);
-	flush(d, sink, &sink_err);
+	laked_exec_flush(x, sink, &sink_err);
 	return sink_err;
+}
+
+int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
+			struct laked_reply_sink *sink)
+{
+	return laked_walk_blob(d, &d->self, blob, len, sink, NULL, NULL);
 }

@@ -11,20 +11,21 @@
 #ifndef LAKED_DISPATCH_H
 #define LAKED_DISPATCH_H
 
+#include <pthread.h>
 #include "laked/laked.h"
 #include "laked/handles.h"
 #include "laked/allocs.h"
 #include "laked/staging.h"
 #include "laked/log.h"
 
-struct laked {
-	struct lake_driver *drv;
-	const char *module_dir;
-	int module_dir_fd;			/* O_PATH; -1: could not be opened */
-	u8 *region;
-	u64 region_size;
-	struct laked_handles handles;
-	struct laked_allocs allocs;
+/*
+ * What one thread needs to run records: its replies, scratch space, and
+ * the staged sources of the async copies it queued (only the thread that
+ * serves a context queues or releases them). laked_dispatch_blob() runs on
+ * the dispatcher's own; each worker of the pool (workers.c) has one.
+ */
+struct laked_exec {
+	void *owner;				/* the worker; NULL: laked_dispatch_blob */
 	struct laked_stagings staged;
 	struct lake_wire_buf out;		/* replies not yet flushed */
 	u8 out_data[LAKE_GENL_RECORDS_MAX];
@@ -34,9 +35,38 @@ struct laked {
 	u8 params[LAKE_WIRE_MAX_PARAM_BYTES] __attribute__((aligned(16)));
 };
 
+/*
+ * Shared by every thread. @lock guards the handle and allocation tables,
+ * and each object's fields. An object pointer may be kept without it only
+ * by the thread serving the object's context, which alone frees it; any
+ * other thread looks objects up, and checks their context, under it.
+ */
+struct laked {
+	struct lake_driver *drv;
+	const char *module_dir;
+	int module_dir_fd;			/* O_PATH; -1: could not be opened */
+	u8 *region;
+	u64 region_size;
+	pthread_mutex_t lock;
+	struct laked_handles handles;
+	struct laked_allocs allocs;
+	struct laked_exec self;			/* laked_dispatch_blob's */
+};
+
+static inline void laked_lock(struct laked *d)
+{
+	pthread_mutex_lock(&d->lock);
+}
+
+static inline void laked_unlock(struct laked *d)
+{
+	pthread_mutex_unlock(&d->lock);
+}
+
 /* One record being run. */
 struct laked_call {
 	const struct lake_wire_req *req;
+	struct laked_exec *x;		/* the running thread's */
 	const char *name;		/* the API's CUDA name, for logs */
 	struct laked_obj *ctx;		/* LAKE_WIRE_CTX APIs */
 	struct laked_obj *stream;	/* LAKE_WIRE_STREAM APIs; NULL: default stream */
@@ -50,11 +80,40 @@ typedef CUresult (*laked_handler)(struct laked *d, struct laked_call *c);
 CUresult laked_refuse(struct laked_call *c, CUresult result, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* dispatch.c: the object @handle names in the call's context, or NULL. */
+/* dispatch.c: the object @handle names in the call's context, or NULL. Takes d->lock. */
 struct laked_obj *laked_ctx_obj(struct laked *d, struct laked_call *c, u64 handle,
 				enum laked_type type);
-/* @ctx and everything made in it, gone from laked's tables once the driver destroyed them. */
-void laked_forget_ctx(struct laked *d, struct laked_obj *ctx);
+/*
+ * @ctx and everything made in it, gone from laked's tables and the call's
+ * staged copies once the driver destroyed them. Takes d->lock.
+ */
+void laked_forget_ctx(struct laked *d, struct laked_call *c, struct laked_obj *ctx);
+/* Table helpers that take d->lock. */
+struct laked_obj *laked_obj_new(struct laked *d);
+void laked_obj_drop(struct laked *d, struct laked_obj *o);
+void laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
+		   void *drv);
+
+/*
+ * Run the records of @blob in order on @x and flush their replies to
+ * @sink; laked_dispatch_blob() is this on d->self. Records whose
+ * @route answers true instead go to @route (with their raw bytes, which
+ * the iterator already validated once), which takes them over: the pool
+ * queues them on a worker. Returns the first sink error.
+ */
+typedef bool (*laked_route_fn)(void *arg, const struct lake_wire_req *req, const void *raw,
+			       u32 raw_len);
+int laked_walk_blob(struct laked *d, struct laked_exec *x, const void *blob, u32 len,
+		    struct laked_reply_sink *sink, laked_route_fn route, void *arg);
+void laked_exec_init(struct laked_exec *x, void *owner);
+/* Run one validated record on @x, its reply (if any) queued on @x; its CUresult. */
+CUresult laked_run_record(struct laked *d, struct laked_exec *x, const struct lake_wire_req *req,
+			  struct laked_reply_sink *sink, int *sink_err);
+/* Answer @req with @result on @x, as if a handler had failed it (pool overflow). */
+void laked_answer(struct laked_exec *x, const struct lake_wire_req *req, CUresult result,
+		  struct laked_reply_sink *sink, int *sink_err);
+/* Flush @x's replies to @sink; the first error is kept in *sink_err. */
+void laked_exec_flush(struct laked_exec *x, struct laked_reply_sink *sink, int *sink_err);
 
 /* calls_device.c */
 CUresult laked_call_init(struct laked *d, struct laked_call *c);

@@ -60,8 +60,10 @@ struct laked_obj {
 	u64 module;		/* functions: their module's handle */
 	void *drv;		/* the driver's CUcontext, CUmodule, ... */
 	struct laked_layout *layout;	/* functions */
+	void *serve;		/* contexts: the worker serving them (workers.c) */
 	u32 slot;		/* index + 1 */
 	u8 type;		/* enum laked_type */
+	bool dying;		/* contexts: being destroyed, not to be made current */
 };
 
 struct laked_slot {

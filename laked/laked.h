@@ -4,9 +4,12 @@
  * reply records. It knows nothing of netlink, so tests and the fuzzer drive
  * it with blobs they build themselves and collect the replies in memory.
  *
- * Every byte of a blob is untrusted (DESIGN.md, decision 11). Records run in
- * order, one at a time, on the calling thread; the driver's "current
- * context" is that thread's, so one dispatcher must stay on one thread.
+ * Every byte of a blob is untrusted (DESIGN.md, decision 11).
+ * laked_dispatch_blob() runs a blob's records in order on the calling
+ * thread; the pool (workers.c) runs each context's records in order on a
+ * thread of its own, contexts in parallel. Use one or the other on one
+ * dispatcher: the first from one thread at a time, the pool from the one
+ * thread that submits.
  */
 #ifndef LAKED_LAKED_H
 #define LAKED_LAKED_H
@@ -64,6 +67,28 @@ void laked_fini(struct laked *d);
  */
 int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
 			struct laked_reply_sink *sink);
+
+/*
+ * The pool: laked_pool_submit() queues each record of @blob on the worker
+ * of its context and returns; the workers run them and hand the replies to
+ * @sink, which must take flushes from several threads at once. Create it
+ * once sandboxed: its threads inherit the sandbox. 0 or -errno.
+ */
+struct laked_pool;
+
+struct laked_pool_stats {
+	unsigned int workers;		/* threads started, worker 0 included */
+	unsigned int contexts;		/* contexts bound to a worker */
+	unsigned int queued;		/* records waiting */
+	u64 overflows;			/* records refused: their queue was full */
+};
+
+int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_reply_sink *sink);
+/* Returns the first error of the sink for answers sent from here (malformed records). */
+int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len);
+void laked_pool_stats(struct laked_pool *p, struct laked_pool_stats *st);
+/* Records still queued are dropped; a running one finishes first. */
+void laked_pool_destroy(struct laked_pool *p);
 
 /*
  * Device memory in use, from cuMemGetInfo in any live context: 0, or

@@ -3,8 +3,9 @@
  * laked: runs the CUDA driver calls that kernel modules make through
  * lakelib.ko. Setup in this order: the device (the CUDA driver or the host
  * device), the shared region, the dispatcher, the netlink socket and its
- * registration; then the sandbox, and the serving loop until SIGTERM or
- * SIGINT, which unregisters and tears down in reverse order.
+ * registration; then the sandbox, the worker pool (workers.c: contexts in
+ * parallel, each on a thread of its own), and the receiving loop until
+ * SIGTERM or SIGINT, which unregisters and tears down in reverse order.
  *
  * laked stays in the foreground and logs to stderr, or with --syslog to
  * syslog: a service manager supervises it. Under systemd (Type=notify) it
@@ -291,8 +292,10 @@ static void report_load(struct laked *d, struct lake_driver *drv, struct laked_n
 /*
  * Calls, signals and load ticks until SIGTERM or SIGINT: 0, or 1 when the
  * socket failed or the kernel no longer takes laked (lakelib reloaded, or
- * laked dropped): a supervisor then starts a fresh laked. A message being
- * served when a signal comes is finished first; none is read after it.
+ * laked dropped): a supervisor then starts a fresh laked. This thread only
+ * receives and queues; the workers run the calls. No message is read after
+ * a signal; laked then unregisters, so the kernel fails what is still in
+ * flight, and the workers finish the record each is running.
  */
 static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
 		 u32 period_ms)
@@ -398,6 +401,7 @@ int main(int argc, char **argv)
 	struct laked_config_args conf, args;
 	struct lake_driver *drv;
 	char *module_dir = NULL;
+	struct laked_pool *pool = NULL;
 	struct laked_nl *nl;
 	struct options o;
 	struct laked *d;
@@ -445,7 +449,7 @@ int main(int argc, char **argv)
 		laked_log(LOG_ERR, "dispatcher: %s", strerrorname_np(-ret));
 		goto err_shm;
 	}
-	if (laked_nl_open(&nl, d))
+	if (laked_nl_open(&nl))
 		goto err_laked;
 	if (o.test_rcvbuf && laked_nl_test_rcvbuf(nl, o.test_rcvbuf))
 		goto err_nl;
@@ -475,6 +479,12 @@ int main(int argc, char **argv)
 		forbidden_syscall();
 		goto err_unregister;
 	}
+	ret = laked_pool_create(&pool, d, laked_nl_sink(nl));
+	if (ret) {
+		laked_log(LOG_ERR, "worker pool: %s", strerrorname_np(-ret));
+		goto err_unregister;
+	}
+	laked_nl_serve(nl, pool);
 	if (laked_notify(notify_fd, "READY=1"))
 		laked_log(LOG_WARNING, "NOTIFY_SOCKET: READY=1 not sent");
 	rc = serve(d, drv, nl, sigfd, o.load_period_ms);
@@ -482,6 +492,7 @@ int main(int argc, char **argv)
 
 err_unregister:
 	laked_nl_unregister(nl);
+	laked_pool_destroy(pool);
 err_nl:
 	laked_nl_close(nl);
 err_laked:

@@ -8,9 +8,13 @@
  * Only messages whose source address is the kernel (portid 0) are served:
  * the source address is set by the kernel, unlike the header's nlmsg_pid.
  * A CALL's records are copied out of the message inside the callback, since
- * libnl frees it when nl_recvmsgs returns, and dispatched there; their
- * replies go out as LAKE_CMD_REPLY messages through the reply sink. A PING
- * from the kernel is echoed with its value.
+ * libnl frees it when nl_recvmsgs returns, and handed to the pool there
+ * (laked_nl_serve); until the pool exists (registration comes before the
+ * sandbox, and the pool's threads after it) they are kept and handed over
+ * once it does. Replies go out as LAKE_CMD_REPLY messages through the reply
+ * sink, from the workers' threads: sends are serialized by a mutex, the
+ * receiving side stays on the main thread. A PING from the kernel is echoed
+ * with its value.
  *
  * The kernel answers every message it refuses with an error, even without
  * NLM_F_ACK. EPERM (not the registered daemon any more) or ENOENT (no such
@@ -22,6 +26,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -36,11 +42,21 @@
 #define MSG_BUF_BYTES	(64 << 10)	/* over any message: no MSG_PEEK round trip */
 #define REGISTER_MS	5000
 #define BATCH_RECV	64		/* datagrams per wakeup, so ticks and signals run */
+#define EARLY_MAX	256		/* CALL messages kept before the pool exists */
+
+struct early_call {
+	struct early_call *next;
+	u32 len;
+	u8 data[] __attribute__((aligned(8)));
+};
 
 struct laked_nl {
 	struct nl_sock *sk;
 	int family;
-	struct laked *d;
+	pthread_mutex_t send_lock;	/* nl_send_auto numbers and sends */
+	struct laked_pool *pool;	/* NULL: keep calls in early */
+	struct early_call *early, **early_tail;
+	unsigned int nearly;
 	struct laked_reply_sink sink;
 	/* The request waiting for its ack: its sequence number, and the answer. */
 	u32 wait_seq;
@@ -70,14 +86,16 @@ static int send_cmd(struct laked_nl *nl, u8 cmd, int attr, const void *data, u32
 		goto out;
 	if (attr && nla_put(msg, attr, (int)len, data) < 0)
 		goto out;
+	pthread_mutex_lock(&nl->send_lock);
 	ret = nl_send_auto(nl->sk, msg);
+	if (ret >= 0 && seq)
+		*seq = nlmsg_hdr(msg)->nlmsg_seq;
+	pthread_mutex_unlock(&nl->send_lock);
 	if (ret < 0) {
 		laked_log(LOG_ERR, "sending command %u: %s", cmd, nl_geterror(ret));
 		ret = -EIO;
 		goto out;
 	}
-	if (seq)
-		*seq = nlmsg_hdr(msg)->nlmsg_seq;
 	ret = 0;
 out:
 	nlmsg_free(msg);
@@ -89,6 +107,23 @@ static int send_replies(struct laked_reply_sink *sink, const void *blob, u32 len
 	struct laked_nl *nl = container_of(sink, struct laked_nl, sink);
 
 	return send_cmd(nl, LAKE_CMD_REPLY, LAKE_A_RECORDS, blob, len, 0, NULL);
+}
+
+static void keep_early(struct laked_nl *nl, const void *blob, u32 len)
+{
+	struct early_call *e;
+
+	e = nl->nearly < EARLY_MAX ? malloc(sizeof(*e) + len) : NULL;
+	if (!e) {
+		laked_log(LOG_ERR, "call before the workers started dropped: the kernel will time it out");
+		return;
+	}
+	e->next = NULL;
+	e->len = len;
+	memcpy(e->data, blob, len);
+	*nl->early_tail = e;
+	nl->early_tail = &e->next;
+	nl->nearly++;
 }
 
 /* The records are copied out: libnl frees the message when nl_recvmsgs returns. */
@@ -104,7 +139,29 @@ static void serve_call(struct laked_nl *nl, struct nlattr *records)
 	if (len > sizeof(nl->rx))
 		return;
 	memcpy(nl->rx, nla_data(records), len);
-	laked_dispatch_blob(nl->d, nl->rx, len, &nl->sink);
+	if (nl->pool)
+		laked_pool_submit(nl->pool, nl->rx, len);
+	else
+		keep_early(nl, nl->rx, len);
+}
+
+void laked_nl_serve(struct laked_nl *nl, struct laked_pool *pool)
+{
+	struct early_call *e;
+
+	nl->pool = pool;
+	while ((e = nl->early)) {
+		nl->early = e->next;
+		laked_pool_submit(pool, e->data, e->len);
+		free(e);
+	}
+	nl->early_tail = &nl->early;
+	nl->nearly = 0;
+}
+
+struct laked_reply_sink *laked_nl_sink(struct laked_nl *nl)
+{
+	return &nl->sink;
 }
 
 /* lakelib's lake_ping(): the same command and value back. */
@@ -211,7 +268,7 @@ int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes)
 	return 0;
 }
 
-int laked_nl_open(struct laked_nl **out, struct laked *d)
+int laked_nl_open(struct laked_nl **out)
 {
 	struct laked_nl *nl;
 	int ret;
@@ -219,7 +276,8 @@ int laked_nl_open(struct laked_nl **out, struct laked *d)
 	nl = calloc(1, sizeof(*nl));
 	if (!nl)
 		return -ENOMEM;
-	nl->d = d;
+	pthread_mutex_init(&nl->send_lock, NULL);
+	nl->early_tail = &nl->early;
 	nl->sink.flush = send_replies;
 	ret = -ENOMEM;
 	nl->sk = nl_socket_alloc();
@@ -255,6 +313,7 @@ int laked_nl_open(struct laked_nl **out, struct laked *d)
 err_sock:
 	nl_socket_free(nl->sk);
 err_free:
+	pthread_mutex_destroy(&nl->send_lock);
 	free(nl);
 	return ret;
 }
@@ -338,8 +397,15 @@ void laked_nl_unregister(struct laked_nl *nl)
 
 void laked_nl_close(struct laked_nl *nl)
 {
+	struct early_call *e;
+
 	if (!nl)
 		return;
+	while ((e = nl->early)) {
+		nl->early = e->next;
+		free(e);
+	}
 	nl_socket_free(nl->sk);
+	pthread_mutex_destroy(&nl->send_lock);
 	free(nl);
 }

@@ -338,6 +338,19 @@ struct lake_wire_api_desc {
 /* The descriptor of @api, or NULL when out of range. */
 const struct lake_wire_api_desc *lake_wire_api(u32 api);
 
+/*
+ * The context a valid request belongs to: the header's for LAKE_WIRE_CTX
+ * APIs, the one it destroys for cuCtxDestroy, else 0. laked runs the
+ * requests of one context in order, on one thread, and only those, so
+ * lakelib counts its per-context windows, and retires async requests, by it.
+ */
+static inline u64 lake_wire_req_ctx(const struct lake_wire_req *req)
+{
+	if (req->api == LAKE_API_CTX_DESTROY)
+		return req->args.handle.handle;
+	return lake_wire_api(req->api)->flags & LAKE_WIRE_CTX ? req->ctx : 0;
+}
+
 /* An output buffer: records are appended at len, never past size. */
 struct lake_wire_buf {
 	void *data;

@@ -5,7 +5,7 @@
  * first byte sets the sender's portid (the kernel's 0, or a process's) and
  * whether a REGISTER waits for its ack; the rest is one datagram, cut and
  * dispatched as libnl's receive loop does. The dispatcher is fuzz_dispatch's
- * business: here laked_dispatch_blob() is a probe that reads every byte it
+ * business: here laked_pool_submit() is a probe that reads every byte it
  * is handed and checks that only a kernel CALL's LAKE_A_RECORDS gets there,
  * whole, within the policy's bounds. Sends go to an unconnected socket and
  * fail, as when the kernel is gone.
@@ -30,15 +30,14 @@ static const u8 *msg_start, *msg_end;	/* the message being served, in the input 
 static u32 msg_pid;
 static unsigned int dispatched;
 
-int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
-			struct laked_reply_sink *sink)
+int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len)
 {
 	const struct nlmsghdr *h = (const void *)msg_start;
 	const struct genlmsghdr *gh = (const void *)(msg_start + NLMSG_HDRLEN);
 	volatile u8 sum = 0;
 	u32 i;
 
-	check(d == nl->d && sink == &nl->sink && blob == nl->rx);
+	check(p == nl->pool && blob == nl->rx);
 	check(!msg_pid && h->nlmsg_type == FAMILY && gh->cmd == LAKE_CMD_CALL);
 	check(len >= 1 && len <= LAKE_GENL_RECORDS_MAX);
 	/* The records, as they are in the message. */
@@ -60,7 +59,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	nl->sk = nl_socket_alloc();
 	check(nl->sk != NULL);
 	nl->family = FAMILY;
-	nl->d = (struct laked *)nl;	/* only compared */
+	pthread_mutex_init(&nl->send_lock, NULL);
+	nl->early_tail = &nl->early;
+	nl->pool = (struct laked_pool *)nl;	/* only compared */
 	nl->sink.flush = send_replies;
 	return 0;
 }

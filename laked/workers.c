@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * laked serves contexts in parallel (laked.h, the pool).
+ *
+ * The receiving thread splits each CALL message into its records and queues
+ * each one on the worker of the context it belongs to (lake_wire_req_ctx():
+ * the header's context, or the one a cuCtxDestroy destroys); records of no
+ * context (cuInit, device queries, cuCtxCreate) go to worker 0. A worker
+ * runs its queue in arrival order, which is lakelib's id order, with the
+ * context current on its own thread, as the driver's threading model has
+ * it: a context may be current on several threads, and the work one thread
+ * submits runs in the order it was submitted. So everything CUDA orders
+ * within a context (each stream, and the legacy default stream against
+ * the blocking streams) keeps lakelib's order, while one context's
+ * synchronize, long copy or long kernel holds back only its own later
+ * calls, never another context's.
+ *
+ * A context gets a worker on its first record: an idle one, a new one, or
+ * past LAKED_WORKERS the one serving the fewest contexts, which then share
+ * it (and its order). The binding is the context object's `serve`, written
+ * under d->lock; a worker runs no record of a context bound elsewhere
+ * (dispatch.c), so no two threads ever use one context's objects.
+ *
+ * Each queue is bounded (LAKED_QUEUE_RECORDS, LAKED_QUEUE_BYTES). lakelib
+ * keeps every context well inside it (its per-context windows), so only a
+ * misbehaving kernel fills one; a record that finds its queue full is
+ * answered at once with CUDA_ERROR_OUT_OF_MEMORY and a log line. Workers
+ * are threads started after the sandbox: they inherit its identity,
+ * Landlock domain and seccomp filter.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include "dispatch.h"
+
+#define LAKED_WORKERS		64
+#define LAKED_QUEUE_RECORDS	16384
+#define LAKED_QUEUE_BYTES	(32U << 20)
+
+struct laked_job {
+	struct laked_job *next;
+	u32 len;
+	u8 data[] __attribute__((aligned(8)));
+};
+
+struct laked_worker {
+	struct laked_pool *pool;
+	pthread_t thread;
+	pthread_cond_t wake;		/* a job queued, or stop */
+	struct laked_job *head, **tail;
+	u32 queued;			/* jobs, and their bytes */
+	u32 queued_bytes;
+	unsigned int contexts;		/* bound to it */
+	struct laked_exec x;
+};
+
+struct laked_pool {
+	struct laked *d;
+	struct laked_reply_sink *sink;
+	pthread_mutex_t lock;		/* queues, contexts, workers[], stop */
+	bool stop;
+	unsigned int nworkers;
+	struct laked_worker *workers[LAKED_WORKERS];	/* [0]: records of no context */
+	struct laked_exec x;		/* the receiving thread's answers */
+	u64 overflows;
+};
+
+static bool stopping(struct laked_pool *p)
+{
+	return __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * Replies go out after each record that has one: a later record of the
+ * same context may wait a long time, and the caller waits for its answer.
+ * Async records answer only when they fail; their errors ride with the next.
+ */
+static void run_jobs(struct laked_worker *w, struct laked_job *j)
+{
+	struct laked_pool *p = w->pool;
+	struct laked *d = p->d;
+	struct lake_wire_iter it;
+	struct lake_wire_req req;
+	struct laked_job *next;
+	int sink_err = 0;
+	CUresult r;
+
+	if (d->drv->batch_begin)
+		d->drv->batch_begin(d->drv);
+	for (; j; j = next) {
+		next = j->next;
+		lake_wire_iter_init(&it, j->data, j->len);
+		if (!stopping(p) && lake_wire_next_req(&it, &req) == 1) {
+			r = laked_run_record(d, &w->x, &req, p->sink, &sink_err);
+			if (req.api == LAKE_API_CTX_DESTROY && !r) {
+				pthread_mutex_lock(&p->lock);
+				w->contexts--;
+				pthread_mutex_unlock(&p->lock);
+			}
+			if (!(req.flags & LAKE_WIRE_REQ_F_NOREPLY))
+				laked_exec_flush(&w->x, p->sink, &sink_err);
+		}
+		free(j);
+	}
+	if (d->drv->batch_end)
+		d->drv->batch_end(d->drv);
+	laked_exec_flush(&w->x, p->sink, &sink_err);
+	if (sink_err)
+		laked_log(LOG_WARNING, "replies not sent: %s", strerrorname_np(-sink_err));
+}
+
+static void *worker_main(void *arg)
+{
+	struct laked_worker *w = arg;
+	struct laked_pool *p = w->pool;
+	struct laked_job *jobs;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!w->head && !p->stop)
+			pthread_cond_wait(&w->wake, &p->lock);
+		if (p->stop)
+			break;
+		jobs = w->head;
+		w->head = NULL;
+		w->tail = &w->head;
+		w->queued = 0;
+		w->queued_bytes = 0;
+		pthread_mutex_unlock(&p->lock);
+		run_jobs(w, jobs);
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* p->lock held. A started worker, or NULL (logged). */
+static struct laked_worker *start_worker(struct laked_pool *p)
+{
+	struct laked_worker *w;
+	int ret;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		laked_log(LOG_ERR, "no memory for a worker");
+		return NULL;
+	}
+	w->pool = p;
+	w->tail = &w->head;
+	laked_exec_init(&w->x, w);
+	pthread_cond_init(&w->wake, NULL);
+	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	if (ret) {
+		laked_log(LOG_ERR, "cannot start a worker: %s", strerrorname_np(ret));
+		pthread_cond_destroy(&w->wake);
+		free(w);
+		return NULL;
+	}
+	p->workers[p->nworkers++] = w;
+	return w;
+}
+
+/* p->lock held: the worker a new context is bound to; worker 0 when no other can start. */
+static struct laked_worker *bind_worker(struct laked_pool *p)
+{
+	struct laked_worker *w, *least = NULL;
+	unsigned int i;
+
+	for (i = 1; i < p->nworkers; i++) {
+		w = p->workers[i];
+		if (!w->contexts)
+			goto bound;
+		if (!least || w->contexts < least->contexts)
+			least = w;
+	}
+	w = p->nworkers < LAKED_WORKERS ? start_worker(p) : NULL;
+	if (!w)
+		w = least ? least : p->workers[0];
+bound:
+	w->contexts++;
+	return w;
+}
+
+/* The worker serving @ctx; worker 0 for no context or a dead one (which refuses it). */
+static struct laked_worker *worker_for(struct laked_pool *p, u64 ctx)
+{
+	struct laked *d = p->d;
+	struct laked_worker *w = p->workers[0];
+	struct laked_obj *o;
+
+	if (!ctx)
+		return w;
+	laked_lock(d);
+	o = laked_obj_get(&d->handles, ctx, LAKED_CTX);
+	if (o) {
+		if (!o->serve) {
+			pthread_mutex_lock(&p->lock);
+			o->serve = bind_worker(p);
+			pthread_mutex_unlock(&p->lock);
+		}
+		w = o->serve;
+	}
+	laked_unlock(d);
+	return w;
+}
+
+static bool queue_record(void *arg, const struct lake_wire_req *req, const void *raw,
+			 u32 len)
+{
+	struct laked_pool *p = arg;
+	struct laked_worker *w = worker_for(p, lake_wire_req_ctx(req));
+	struct laked_job *j = malloc(sizeof(*j) + len);
+	bool full;
+	int err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	full = !j || w->queued >= LAKED_QUEUE_RECORDS ||
+	       len > LAKED_QUEUE_BYTES - w->queued_bytes;
+	if (!full) {
+		j->next = NULL;
+		j->len = len;
+		memcpy(j->data, raw, len);
+		*w->tail = j;
+		w->tail = &j->next;
+		w->queued++;
+		w->queued_bytes += len;
+		pthread_cond_signal(&w->wake);
+	} else {
+		p->overflows++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (full) {
+		free(j);
+		laked_log(LOG_WARNING, "%s (req %llu) refused: context %#llx has %u records queued: CUDA_ERROR_OUT_OF_MEMORY",
+			  lake_wire_api(req->api)->name, (unsigned long long)req->req_id,
+			  (unsigned long long)lake_wire_req_ctx(req), w->queued);
+		laked_answer(&p->x, req, CUDA_ERROR_OUT_OF_MEMORY, p->sink, &err);
+	}
+	return true;
+}
+
+int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_reply_sink *sink)
+{
+	struct laked_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->d = d;
+	p->sink = sink;
+	pthread_mutex_init(&p->lock, NULL);
+	laked_exec_init(&p->x, p);
+	pthread_mutex_lock(&p->lock);
+	if (!start_worker(p)) {
+		pthread_mutex_unlock(&p->lock);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return -EAGAIN;
+	}
+	pthread_mutex_unlock(&p->lock);
+	*out = p;
+	return 0;
+}
+
+int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len)
+{
+	return laked_walk_blob(p->d, &p->x, blob, len, p->sink, queue_record, p);
+}
+
+void laked_pool_stats(struct laked_pool *p, struct laked_pool_stats *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&p->lock);
+	st->workers = p->nworkers;
+	st->overflows = p->overflows;
+	for (i = 0; i < p->nworkers; i++) {
+		st->contexts += p->workers[i]->contexts;
+		st->queued += p->workers[i]->queued;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void laked_pool_destroy(struct laked_pool *p)
+{
+	struct laked_worker *w;
+	struct laked_job *j;
+	unsigned int i;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	for (i = 0; i < p->nworkers; i++)
+		pthread_cond_signal(&p->workers[i]->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nworkers; i++) {
+		w = p->workers[i];
+		pthread_join(w->thread, NULL);
+		while ((j = w->head)) {
+			w->head = j->next;
+			free(j);
+		}
+		laked_stagings_fini(&w->x.staged);
+		pthread_cond_destroy(&w->wake);
+		free(w);
+	}
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}

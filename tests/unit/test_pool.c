@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * laked's worker pool (laked/workers.c) on the host device: contexts run in
+ * parallel, each in its own order; a full queue refuses; destroyed
+ * contexts give their workers back. Replies arrive from the workers'
+ * threads into a locked collector, and the test thread waits for them by
+ * request id. Built twice: with ASan/UBSan (unit "pool") and with
+ * ThreadSanitizer (unit "pool_tsan", clang), which checks every access the
+ * pool's threads share.
+ */
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include "tests/unit/dispatch_util.h"
+#include "tests/kernels/selftest.h"
+
+#define WAIT_MS		20000
+#define NREPLIES	40000
+#define NCTX		16
+
+static struct laked_pool *pool;
+static int *held_flag;	/* released at teardown, so a failed case ends */
+
+static struct {
+	struct laked_reply_sink sink;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	unsigned int n;
+	struct lake_wire_rep rep[NREPLIES];	/* tails not kept but 4 bytes */
+	u32 word[NREPLIES];
+} col = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
+
+/* From the workers' threads: decode and keep; the test thread asserts. */
+static int pool_flush(struct laked_reply_sink *s, const void *blob, u32 len)
+{
+	struct lake_wire_iter it;
+	struct lake_wire_rep rep;
+
+	(void)s;
+	pthread_mutex_lock(&col.lock);
+	lake_wire_iter_init(&it, blob, len);
+	while (lake_wire_next_rep(&it, &rep) == 1 && col.n < NREPLIES) {
+		col.word[col.n] = 0;
+		if (rep.tail_len >= 4)
+			memcpy(&col.word[col.n], rep.tail, 4);
+		rep.tail = NULL;
+		col.rep[col.n++] = rep;
+	}
+	pthread_cond_broadcast(&col.more);
+	pthread_mutex_unlock(&col.lock);
+	return 0;
+}
+
+static int pool_setup(void **state)
+{
+	if (setup(state))
+		return -1;
+	col.sink.flush = pool_flush;
+	col.n = 0;
+	return laked_pool_create(&pool, dd, &col.sink);
+}
+
+static int pool_teardown(void **state)
+{
+	if (held_flag)
+		__atomic_store_n(held_flag, 1, __ATOMIC_SEQ_CST);
+	held_flag = NULL;
+	laked_pool_destroy(pool);
+	pool = NULL;
+	return teardown(state);
+}
+
+static void submit(struct batch *b)
+{
+	assert_int_equal(laked_pool_submit(pool, b->data, b->buf.len), 0);
+	batch_init(b);
+}
+
+static void submit1(const struct lake_wire_req *r)
+{
+	struct batch b;
+
+	batch_init(&b);
+	batch_add(&b, r);
+	submit(&b);
+}
+
+/* Index of @id's reply, once it came (waits at most WAIT_MS); -1: never. */
+static int wait_reply(u64 id)
+{
+	struct timespec until;
+	unsigned int i, seen = 0;
+	int found = -1;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WAIT_MS / 1000;
+	pthread_mutex_lock(&col.lock);
+	for (;;) {
+		for (i = seen; i < col.n && found < 0; i++)
+			if (col.rep[i].req_id == id)
+				found = (int)i;
+		seen = col.n;
+		if (found >= 0 || pthread_cond_timedwait(&col.more, &col.lock, &until))
+			break;
+	}
+	pthread_mutex_unlock(&col.lock);
+	return found;
+}
+
+/* Has @id been answered yet? */
+static bool answered(u64 id)
+{
+	unsigned int i;
+	bool yes = false;
+
+	pthread_mutex_lock(&col.lock);
+	for (i = 0; i < col.n && !yes; i++)
+		yes = col.rep[i].req_id == id;
+	pthread_mutex_unlock(&col.lock);
+	return yes;
+}
+
+static struct lake_wire_rep pcall(const struct lake_wire_req *r)
+{
+	int i;
+
+	submit1(r);
+	i = wait_reply(r->req_id);
+	if (i < 0)
+		fail_msg("no reply to %s (req %llu)", lake_wire_api(r->api)->name,
+			 (unsigned long long)r->req_id);
+	return col.rep[i];
+}
+
+static u64 pool_ctx(void)
+{
+	struct lake_wire_req r = req_new(LAKE_API_INIT, 0);
+	struct lake_wire_rep rep;
+
+	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
+	r = req_new(LAKE_API_CTX_CREATE, 0);
+	rep = pcall(&r);
+	assert_int_equal(rep.result, CUDA_SUCCESS);
+	return rep.res.handle.handle;
+}
+
+static u64 pool_alloc(u64 ctx, u64 bytes)
+{
+	struct lake_wire_req r = req_new(LAKE_API_MEM_ALLOC, ctx);
+	struct lake_wire_rep rep;
+
+	r.args.size.bytes = bytes;
+	rep = pcall(&r);
+	assert_int_equal(rep.result, CUDA_SUCCESS);
+	return rep.res.handle.handle;
+}
+
+static struct lake_wire_req memset_req(u64 ctx, u64 dptr, u32 value, bool async)
+{
+	struct lake_wire_req r = req_new(async ? LAKE_API_MEMSET_D32_ASYNC : LAKE_API_MEMSET_D32,
+					 ctx);
+
+	if (async)
+		r.flags = LAKE_WIRE_REQ_F_NOREPLY;
+	r.args.memset.dptr = dptr;
+	r.args.memset.value = value;
+	r.args.memset.count = 1;
+	return r;
+}
+
+static struct lake_wire_req readback_req(u64 ctx, u64 dptr)
+{
+	return copy_req(LAKE_API_MEMCPY_DTOH, ctx, dptr, 4, LAKE_WIRE_INLINE, 0, NULL);
+}
+
+static void destroy_ctx(u64 ctx)
+{
+	struct lake_wire_req r = req_new(LAKE_API_CTX_DESTROY, 0);
+
+	r.args.handle.handle = ctx;
+	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
+}
+
+/* A context whose only stream runs wait_flag on *flag until the test sets it. */
+struct held {
+	u64 ctx, flag, sync_id;
+};
+
+static void hold(struct held *h)
+{
+	struct {
+		u64 flag, out, max_spins;
+	} params;
+	struct lake_wire_req r;
+	struct lake_wire_rep rep;
+	struct batch b;
+	u64 mod;
+
+	h->ctx = pool_ctx();
+	r = req_new(LAKE_API_MODULE_LOAD, h->ctx);
+	r.tail = "selftest.so";
+	r.tail_len = sizeof("selftest.so");
+	rep = pcall(&r);
+	assert_int_equal(rep.result, CUDA_SUCCESS);
+	mod = rep.res.handle.handle;
+	r = req_new(LAKE_API_MODULE_GET_FUNCTION, h->ctx);
+	r.args.handle.handle = mod;
+	r.tail = "wait_flag";
+	r.tail_len = sizeof("wait_flag");
+	rep = pcall(&r);
+	assert_int_equal(rep.result, CUDA_SUCCESS);
+	h->flag = pool_alloc(h->ctx, 8);
+	params.flag = h->flag;
+	params.out = h->flag + 4;
+	params.max_spins = ~0ULL;
+	*(volatile int *)(uintptr_t)h->flag = 0;
+	held_flag = (int *)(uintptr_t)h->flag;
+	batch_init(&b);
+	r = launch_req(h->ctx, rep.res.get_function.func, &params, sizeof(params), 1);
+	batch_add(&b, &r);
+	r = req_new(LAKE_API_CTX_SYNCHRONIZE, h->ctx);
+	h->sync_id = r.req_id;
+	batch_add(&b, &r);
+	submit(&b);
+}
+
+static void release(struct held *h)
+{
+	int i;
+
+	__atomic_store_n((int *)(uintptr_t)h->flag, 1, __ATOMIC_SEQ_CST);
+	i = wait_reply(h->sync_id);
+	assert_true(i >= 0);
+	assert_int_equal(col.rep[i].result, CUDA_SUCCESS);
+}
+
+/*
+ * While A's worker waits in cuCtxSynchronize for a kernel that runs until
+ * the test says, B makes 200 calls one after another, each waiting for its
+ * reply: all are answered, right, before A's synchronize is.
+ */
+static void test_contexts_in_parallel(void **state)
+{
+	struct lake_wire_req r;
+	struct lake_wire_rep rep;
+	struct held a;
+	u64 b, buf;
+	u32 i;
+
+	(void)state;
+	hold(&a);
+	b = pool_ctx();
+	buf = pool_alloc(b, 4);
+	for (i = 0; i < 100; i++) {
+		r = memset_req(b, buf, 0x1000 + i, false);
+		assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
+		r = readback_req(b, buf);
+		rep = pcall(&r);
+		assert_int_equal(rep.result, CUDA_SUCCESS);
+		assert_int_equal(col.word[wait_reply(r.req_id)], 0x1000 + i);
+	}
+	assert_false(answered(a.sync_id));
+	release(&a);
+	destroy_ctx(b);
+	destroy_ctx(a.ctx);
+}
+
+/*
+ * NCTX contexts, their records interleaved in the same messages: each
+ * context's async memset is seen by its own next read-back, never another
+ * context's, and each context's replies come in its request order. Each
+ * round also makes a stream and an allocation in every context, and the
+ * contexts are destroyed in one message, so the workers change the shared
+ * tables at once (the handle table grows meanwhile).
+ */
+static void test_many_contexts_keep_their_order(void **state)
+{
+	u64 ctx[NCTX], buf[NCTX], last[NCTX] = { 0 }, ids[NCTX][64];
+	struct laked_pool_stats st;
+	struct lake_wire_req r;
+	unsigned int i, k, round, n;
+	struct batch bt;
+	int at;
+
+	(void)state;
+	for (i = 0; i < NCTX; i++) {
+		ctx[i] = pool_ctx();
+		buf[i] = pool_alloc(ctx[i], 4);
+	}
+	batch_init(&bt);
+	for (round = 0; round < 64; round++) {
+		for (i = 0; i < NCTX; i++) {
+			r = memset_req(ctx[i], buf[i], i << 16 | round, true);
+			batch_add(&bt, &r);
+			r = req_new(LAKE_API_STREAM_CREATE, ctx[i]);
+			batch_add(&bt, &r);
+			r = req_new(LAKE_API_MEM_ALLOC, ctx[i]);
+			r.args.size.bytes = 64;
+			batch_add(&bt, &r);
+			r = readback_req(ctx[i], buf[i]);
+			ids[i][round] = r.req_id;
+			batch_add(&bt, &r);
+		}
+		if (bt.buf.len > sizeof(bt.data) / 2)
+			submit(&bt);
+	}
+	if (bt.buf.len)
+		submit(&bt);
+	for (i = 0; i < NCTX; i++)
+		for (round = 0; round < 64; round++) {
+			at = wait_reply(ids[i][round]);
+			assert_true(at >= 0);
+			assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+			assert_int_equal(col.word[at], i << 16 | round);
+		}
+	/* In arrival order, each context's read-backs are in request order. */
+	pthread_mutex_lock(&col.lock);
+	n = col.n;
+	pthread_mutex_unlock(&col.lock);
+	for (k = 0; k < n; k++)
+		for (i = 0; i < NCTX; i++)
+			for (round = 0; round < 64; round++)
+				if (col.rep[k].req_id == ids[i][round]) {
+					assert_true(col.rep[k].req_id > last[i]);
+					last[i] = col.rep[k].req_id;
+				}
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.contexts, NCTX);
+	assert_true(st.workers >= 2 && st.workers <= NCTX + 1);
+	for (i = 0; i < NCTX; i++) {
+		r = req_new(LAKE_API_CTX_DESTROY, 0);
+		r.args.handle.handle = ctx[i];
+		ids[i][0] = r.req_id;
+		batch_add(&bt, &r);
+	}
+	submit(&bt);
+	for (i = 0; i < NCTX; i++) {
+		at = wait_reply(ids[i][0]);
+		assert_true(at >= 0);
+		assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+	}
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.contexts, 0);
+	assert_int_equal(st.queued, 0);
+	/* Workers are reused: new contexts start no new thread. */
+	n = st.workers;
+	ctx[0] = pool_ctx();
+	buf[0] = pool_alloc(ctx[0], 4);
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.workers, n);
+	destroy_ctx(ctx[0]);
+}
+
+/*
+ * A held context's queue takes LAKED_QUEUE_RECORDS records; the ones past
+ * that are answered at once with CUDA_ERROR_OUT_OF_MEMORY, and the others
+ * still run once the context moves again.
+ */
+static void test_full_queue_refuses(void **state)
+{
+	struct laked_pool_stats st;
+	struct lake_wire_req r;
+	unsigned int i, sent = 0, refused = 0, k;
+	struct held a;
+	struct batch b;
+	u64 first;
+
+	(void)state;
+	hold(&a);
+	/* Once the worker took the launch and the synchronize, its queue is empty. */
+	for (i = 0; i < WAIT_MS; i++) {
+		laked_pool_stats(pool, &st);
+		if (!st.queued)
+			break;
+		usleep(1000);
+	}
+	batch_init(&b);
+	first = 0;
+	for (i = 0; i < 16384 + 8; i++) {
+		r = memset_req(a.ctx, a.flag + 4, i, true);
+		if (!first)
+			first = r.req_id;
+		batch_add(&b, &r);
+		sent++;
+		if (b.buf.len > sizeof(b.data) - 256)
+			submit(&b);
+	}
+	submit(&b);
+	pthread_mutex_lock(&col.lock);
+	for (k = 0; k < col.n; k++)
+		if (col.rep[k].req_id >= first && col.rep[k].result == CUDA_ERROR_OUT_OF_MEMORY)
+			refused++;
+	pthread_mutex_unlock(&col.lock);
+	laked_pool_stats(pool, &st);
+	assert_int_equal(refused, 8);
+	assert_int_equal(st.overflows, 8);
+	assert_int_equal(st.queued, sent - 8);
+	release(&a);
+	r = req_new(LAKE_API_CTX_SYNCHRONIZE, a.ctx);
+	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.queued, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_contexts_in_parallel, pool_setup,
+						pool_teardown),
+		cmocka_unit_test_setup_teardown(test_many_contexts_keep_their_order, pool_setup,
+						pool_teardown),
+		cmocka_unit_test_setup_teardown(test_full_queue_refuses, pool_setup,
+						pool_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
