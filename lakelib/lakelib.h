@@ -49,6 +49,7 @@ struct lake_call {
 	u64 gen, t0;
 	u32 early;			/* CUresult of the submit */
 	bool sent, tracked;
+	bool slot;			/* holds a sync slot of its context's window */
 };
 
 /* rpc.c */
@@ -161,6 +162,9 @@ struct lake_stats {
 	atomic64_t stage_bytes;		/* bytes staged through them */
 	atomic64_t stage_waits;		/* calls that waited for a chunk */
 	atomic64_t stage_pool_failures;	/* lakeshm could not supply the pool */
+	atomic64_t window_waits;	/* sync calls that waited for their context's window */
+	atomic64_t async_barriers;	/* async calls that waited for theirs */
+	atomic64_t async_pending;	/* async records unretired, in all windows */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */

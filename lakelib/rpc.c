@@ -4,14 +4,24 @@
  * error semantics.
  *
  * Every record goes through one queue, and request ids are taken under the
- * queue lock, so id order is wire order; laked executes and answers in that
- * order. Async records (flagged NOREPLY) wait in the queue until a sync call
- * or a short delayed flush sends them, so N launches and one synchronize
- * cost one message. laked answers an async record only when it fails; the
- * error is latched for its (context, stream) and returned by the next
- * synchronizing call there, as the real driver does. When a sync reply with
- * id S arrives, every async record before S has run: one that did not fail
- * by then never will, so it is retired.
+ * queue lock, so id order is wire order. laked runs the records of one
+ * context (lake_wire_req_ctx(): 0 for calls of no context) in that order on
+ * one thread, and contexts in parallel, so every ordering fact below holds
+ * within a context only. Async records (flagged NOREPLY) wait in the queue
+ * until a sync call or a short delayed flush sends them, so N launches and
+ * one synchronize cost one message. laked answers an async record only
+ * when it fails; the error is latched for its (context, stream) and
+ * returned by the next synchronizing call there, as the real driver does.
+ * When a sync reply with id S arrives, every async record of the same
+ * context before S has run: one that did not fail by then never will, so
+ * it is retired.
+ *
+ * Each context has a window (struct ctx_win): at most CTX_ASYNC_MAX async
+ * records unretired, after which its next async call first waits for a
+ * barrier in that context, and at most CTX_SYNC_MAX sync records in
+ * flight, after which its next sync call waits (killable, within its
+ * deadline) for one to end. A flooding context so waits for its own work
+ * only, and laked's queue for it stays bounded.
  *
  * Nothing is lost silently: a queue that cannot be sent latches an error
  * for each async record in it, and the latch grows rather than drop one.
@@ -35,9 +45,22 @@
 #include "lakelib.h"
 #include "trace.h"
 
-#define ASYNC_MAX	1024	/* async records in flight before a barrier */
+#define CTX_ASYNC_MAX	1024	/* a context's unretired async records before a barrier */
+#define CTX_SYNC_MAX	64	/* a context's sync records in flight before a wait */
+
+/* What one context has at laked. */
+struct ctx_win {
+	struct hlist_node node;		/* in windows, by ctx */
+	struct list_head async;		/* its unanswered async records, oldest first */
+	u64 ctx;
+	unsigned int nasync;		/* those, and async records being queued */
+	unsigned int nsync;		/* sync records in flight */
+};
 
 struct async_rec {
+	struct hlist_node node;		/* in async_ids, by id */
+	struct list_head link;		/* in its window's list */
+	struct ctx_win *win;
 	u64 id, ctx, stream;
 };
 
@@ -52,9 +75,10 @@ static DECLARE_DELAYED_WORK(queue_flush_work, queue_flush_fn);
 
 static DEFINE_SPINLOCK(inflight_lock);	/* everything below */
 static DEFINE_HASHTABLE(inflight, 8);
-static struct async_rec async_ring[ASYNC_MAX];
-static unsigned int async_head, async_count;	/* oldest at head */
+static DEFINE_HASHTABLE(async_ids, 10);
+static DEFINE_HASHTABLE(windows, 6);
 static struct lake_latch latch = { .tail = &latch.head };
+static DECLARE_WAIT_QUEUE_HEAD(window_wait);	/* a sync slot came free */
 
 long lake_jiffies_left(unsigned long deadline)
 {
@@ -131,21 +155,71 @@ CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
 	return result;
 }
 
+/* inflight_lock held. */
+static struct ctx_win *win_find(u64 ctx)
+{
+	struct ctx_win *w;
+
+	hash_for_each_possible(windows, w, node, ctx)
+		if (w->ctx == ctx)
+			return w;
+	return NULL;
+}
+
+/* inflight_lock held: @ctx's window, made of *@spare if it has none (NULL: no spare). */
+static struct ctx_win *win_get(u64 ctx, struct ctx_win **spare)
+{
+	struct ctx_win *w = win_find(ctx);
+
+	if (w || !*spare)
+		return w;
+	w = *spare;
+	*spare = NULL;
+	w->ctx = ctx;
+	INIT_LIST_HEAD(&w->async);
+	w->nasync = 0;
+	w->nsync = 0;
+	hash_add(windows, &w->node, ctx);
+	return w;
+}
+
+/* inflight_lock held: an empty window goes. */
+static void win_put(struct ctx_win *w)
+{
+	if (w->nasync || w->nsync)
+		return;
+	hash_del(&w->node);
+	kfree(w);
+}
+
+/* inflight_lock held: @a is answered or retired. */
+static void async_done(struct async_rec *a)
+{
+	struct ctx_win *w = a->win;
+
+	hash_del(&a->node);
+	list_del(&a->link);
+	kfree(a);
+	atomic64_dec(&lake_stats.async_pending);
+	w->nasync--;
+	win_put(w);
+}
+
 /*
  * The queue could not be sent: every async record in it latches @result,
- * and is answered as far as retire_before() is concerned. Both locks held.
+ * and is answered as far as retirement is concerned. Both locks held.
  */
 static void drop_queued(u32 result)
 {
-	unsigned int i, dropped = 0;
+	unsigned int bkt, dropped = 0;
+	struct hlist_node *tmp;
 	struct async_rec *a;
 
-	for (i = 0; i < async_count; i++) {
-		a = &async_ring[(async_head + i) % ASYNC_MAX];
+	hash_for_each_safe(async_ids, bkt, tmp, a, node) {
 		if (a->id < queue_first)
 			continue;
 		latch_error(a->ctx, a->stream, a->id, result);
-		a->id = 0;
+		async_done(a);
 		dropped++;
 	}
 	atomic64_add(dropped, &lake_stats.async_dropped);
@@ -217,20 +291,30 @@ static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline
 	return CUDA_SUCCESS;
 }
 
-static void retire_before(u64 id)
+/* inflight_lock held: @call's reply came, so its context's async records before it ran. */
+static void retire_before(const struct lake_call *call)
 {
-	while (async_count && async_ring[async_head].id < id) {
-		async_head = (async_head + 1) % ASYNC_MAX;
-		async_count--;
+	struct ctx_win *w = win_find(lake_wire_req_ctx(call->req));
+	struct async_rec *a, *tmp;
+
+	if (!w || list_empty(&w->async))
+		return;
+	w->nsync++;	/* pins the window while its list empties */
+	list_for_each_entry_safe(a, tmp, &w->async, link) {
+		if (a->id >= call->id)
+			break;
+		async_done(a);
 	}
+	w->nsync--;
+	win_put(w);
 }
 
 /* A reply from laked, already validated by the codec. */
 void lake_rpc_deliver(const struct lake_wire_rep *rep)
 {
 	struct lake_call *call;
+	struct async_rec *a;
 	const char *why = "";
-	unsigned int i;
 
 	spin_lock(&inflight_lock);
 	hash_for_each_possible(inflight, call, node, rep->req_id) {
@@ -248,21 +332,19 @@ void lake_rpc_deliver(const struct lake_wire_rep *rep)
 				memcpy(call->tail, rep->tail, rep->tail_len);
 			call->tail_len = rep->tail_len;
 		}
-		retire_before(rep->req_id);
+		retire_before(call);
 		hash_del(&call->node);
 		/* Under the lock: once unhashed, the waiter may return at once. */
 		complete(&call->done);
 		spin_unlock(&inflight_lock);
 		return;
 	}
-	for (i = 0; i < async_count; i++) {
-		struct async_rec *a = &async_ring[(async_head + i) % ASYNC_MAX];
-
+	hash_for_each_possible(async_ids, a, node, rep->req_id) {
 		if (a->id != rep->req_id)
 			continue;
 		latch_error(a->ctx, a->stream, a->id, rep->result ? rep->result : CUDA_ERROR_UNKNOWN);
 		atomic64_inc(&lake_stats.async_errors);
-		a->id = 0;	/* answered; retire_before() drops it in order */
+		async_done(a);
 		spin_unlock(&inflight_lock);
 		return;
 	}
@@ -280,6 +362,7 @@ void lake_rpc_daemon_gone(void)
 {
 	struct lake_call *call;
 	struct hlist_node *tmp;
+	struct async_rec *a;
 	unsigned int bkt;
 
 	mutex_lock(&queue_lock);
@@ -289,8 +372,9 @@ void lake_rpc_daemon_gone(void)
 		hash_del(&call->node);
 		complete(&call->done);
 	}
-	async_head = 0;
-	async_count = 0;
+	/* Windows with sync calls still waiting stay until those calls end. */
+	hash_for_each_safe(async_ids, bkt, tmp, a, node)
+		async_done(a);
 	latch_clear();
 	spin_unlock(&inflight_lock);
 	queue.len = 0;
@@ -312,13 +396,64 @@ static void give_up(const struct lake_wire_req *req, CUresult ret, bool sent, u6
 	lake_nl_fence(gen);
 }
 
+/* inflight_lock taken: true once a sync slot of @ctx's window is ours, or memory is short. */
+static bool slot_take(u64 ctx, struct ctx_win **spare, bool *nomem)
+{
+	struct ctx_win *w;
+	bool took = false;
+
+	spin_lock(&inflight_lock);
+	w = win_get(ctx, spare);
+	if (!w) {
+		*nomem = true;
+	} else if (w->nsync < CTX_SYNC_MAX) {
+		w->nsync++;
+		took = true;
+	}
+	spin_unlock(&inflight_lock);
+	return took || *nomem;
+}
+
+/* A sync slot in @ctx's window before @deadline: 0, -ETIMEDOUT, -EINTR or -ENOMEM. */
+static int slot_wait(u64 ctx, unsigned long deadline)
+{
+	struct ctx_win *spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	bool nomem = false;
+	long rc = 1;
+
+	if (!slot_take(ctx, &spare, &nomem)) {
+		atomic64_inc(&lake_stats.window_waits);
+		rc = wait_event_killable_timeout(window_wait, slot_take(ctx, &spare, &nomem),
+						 lake_jiffies_left(deadline));
+	}
+	kfree(spare);
+	if (rc > 0)
+		return nomem ? -ENOMEM : 0;
+	return rc ? -EINTR : -ETIMEDOUT;
+}
+
+static void slot_release(u64 ctx)
+{
+	struct ctx_win *w;
+
+	spin_lock(&inflight_lock);
+	w = win_find(ctx);
+	if (w) {
+		w->nsync--;
+		win_put(w);
+	}
+	spin_unlock(&inflight_lock);
+	wake_up(&window_wait);
+}
+
 /*
  * A sync call in two halves, so a caller can have several records in flight
  * (stage.c keeps a chunk in transfer while it fills the next). Submit
- * queues and sends @req with @deadline; lake_rpc_wait() must follow,
- * whatever happened, and returns the call's result: a failed submit's, or
- * laked's reply, bounded by the same deadline, killable, fencing laked when
- * given up. Without a daemon the call fails at once and counts no error.
+ * takes a slot in the context's window, queues and sends @req with
+ * @deadline; lake_rpc_wait() must follow, whatever happened, and returns
+ * the call's result: a failed submit's, or laked's reply, bounded by the
+ * same deadline, killable, fencing laked when given up. Without a daemon
+ * the call fails at once and counts no error.
  */
 void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned long deadline)
 {
@@ -329,6 +464,7 @@ void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned
 	call->t0 = ktime_get_ns();
 	call->sent = false;
 	call->tracked = false;
+	call->slot = false;
 	call->id = 0;
 	init_completion(&call->done);
 	call->req = req;
@@ -341,6 +477,12 @@ void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned
 	}
 	atomic64_inc(&lake_stats.calls[req->api]);
 
+	rc = slot_wait(lake_wire_req_ctx(req), deadline);
+	if (rc) {
+		call->early = rc == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : send_result(rc);
+		return;
+	}
+	call->slot = true;
 	rc = queue_lock_until(deadline);
 	if (rc) {
 		call->early = send_result(rc);
@@ -398,6 +540,8 @@ CUresult lake_rpc_wait(struct lake_call *call)
 	 * laked chooses it at will): only a wait that ended without a reply
 	 * fences it.
 	 */
+	if (call->slot)
+		slot_release(lake_wire_req_ctx(req));
 	if (!answered)
 		give_up(req, ret, sent, call->gen);
 	if (ret != CUDA_SUCCESS) {
@@ -424,9 +568,10 @@ CUresult lake_rpc_sync(struct lake_wire_req *req, struct lake_call *call)
 CUresult lake_rpc_async(struct lake_wire_req *req)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
-	u64 gen = lake_nl_gen();
+	u64 gen = lake_nl_gen(), ctx = lake_wire_req_ctx(req);
 	struct lake_wire_req barrier;
-	struct lake_call call;
+	struct ctx_win *spare, *w;
+	struct lake_call call = {};
 	struct async_rec *a;
 	CUresult ret;
 	bool full;
@@ -438,42 +583,71 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 	}
 	atomic64_inc(&lake_stats.calls[req->api]);
 	req->flags |= LAKE_WIRE_REQ_F_NOREPLY;
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	spare = kmalloc(sizeof(*spare), GFP_KERNEL);
 	for (;;) {
+		ret = CUDA_ERROR_OUT_OF_MEMORY;
+		if (!a)
+			goto err;
 		rc = queue_lock_until(deadline);
 		if (rc) {
 			ret = send_result(rc);
 			goto err;
 		}
 		spin_lock(&inflight_lock);
-		full = async_count == ASYNC_MAX;
+		w = win_get(ctx, &spare);
+		full = w && w->nasync >= CTX_ASYNC_MAX;
+		if (w && !full)
+			w->nasync++;	/* reserved: the window stays while this is queued */
 		spin_unlock(&inflight_lock);
-		if (!full)
+		if (w && !full)
 			break;
 		queue_unlock();
-		/* Wait until every async record sent so far has run. */
-		barrier = (struct lake_wire_req){ .api = LAKE_API_DRIVER_GET_VERSION };
+		if (!w)
+			goto err;
+		/*
+		 * Wait until every async record this context sent so far has
+		 * run: a harmless sync call in the same context.
+		 */
+		atomic64_inc(&lake_stats.async_barriers);
+		barrier = (struct lake_wire_req){ .api = LAKE_API_MEM_GET_INFO, .ctx = ctx };
 		ret = sync_until(&barrier, &call, deadline);
-		if (ret)
+		if (ret) {
+			kfree(a);
+			kfree(spare);
 			return ret;
+		}
 	}
+	kfree(spare);
 	ret = enqueue_locked(req, deadline);
+	spin_lock(&inflight_lock);
 	if (!ret) {
-		spin_lock(&inflight_lock);
-		a = &async_ring[(async_head + async_count) % ASYNC_MAX];
 		a->id = req->req_id;
 		a->ctx = req->ctx;
 		a->stream = req->stream;
-		async_count++;
-		spin_unlock(&inflight_lock);
+		a->win = w;
+		hash_add(async_ids, &a->node, a->id);
+		list_add_tail(&a->link, &w->async);
+		atomic64_inc(&lake_stats.async_pending);
+		a = NULL;
+	} else {
+		w->nasync--;
+		win_put(w);
+	}
+	spin_unlock(&inflight_lock);
+	if (!ret) {
 		atomic64_inc(&lake_stats.async_queued);
 		trace_lake_call_send(lake_wire_api(req->api)->name, req->ctx, req->req_id, true);
 	}
 	queue_unlock();
 	if (ret)
-		goto err;
+		goto err_free;
 	schedule_delayed_work(&queue_flush_work, 1);
 	return CUDA_SUCCESS;
 err:
+	kfree(spare);
+err_free:
+	kfree(a);
 	give_up(req, ret, false, gen);
 	atomic64_inc(&lake_stats.errors);
 	atomic64_inc(&lake_stats.api_errors[req->api]);
@@ -494,6 +668,7 @@ int lake_rpc_init(void)
 void lake_rpc_exit(void)
 {
 	cancel_delayed_work_sync(&queue_flush_work);
+	lake_rpc_daemon_gone();
 	kfree(queue_data);
 	lake_latch_clear(&latch);
 }

@@ -31,6 +31,7 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(forged_replies), STAT(refused_registrations), STAT(stray_replies),
 	STAT(bad_records),
 	STAT(stage_chunks_in_use), STAT(stage_bytes), STAT(stage_waits), STAT(stage_pool_failures),
+	STAT(window_waits), STAT(async_barriers), STAT(async_pending),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 
