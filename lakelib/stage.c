@@ -16,8 +16,8 @@
  * One copy is a pipeline of chunk records on the caller's context and
  * stream, each a sync call split into submit and wait (rpc.c): the caller
  * fills chunk k+1 (host to device) or empties chunk k-1 (device to host)
- * while laked transfers chunk k. laked executes records in order, so the
- * chunks land in order, and each record carries LAKE_WIRE_REQ_F_STAGED:
+ * while laked transfers chunk k. laked executes one context's records in
+ * order, so the chunks land in order, and each record carries LAKE_WIRE_REQ_F_STAGED:
  * by its reply laked no longer reads or writes the chunk (an async
  * host-to-device chunk is staged or finished, an async device-to-host one
  * has landed, lake/wire.h). A chunk goes back to the pool only after its

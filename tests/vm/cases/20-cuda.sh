@@ -51,6 +51,19 @@ run coalesce
 # A CUDA call from inside a genl handler (genl_mutex held) still gets laked's reply.
 check cuda.call_from_genl_handler genl_probe nested OK
 run "threads 4 20"
+# The workers serving those contexts are threads started once sandboxed: each is confined.
+tasks_confined() {
+	n=0
+	for t in /proc/$pid/task/*; do
+		grep -Eq '^Seccomp:[[:space:]]+2$' $t/status &&
+			grep -Eq '^Uid:[[:space:]]+101[[:space:]]+101[[:space:]]+101[[:space:]]+101$' $t/status ||
+			return 1
+		n=$((n + 1))
+	done
+	echo "# laked threads: $n"
+	[ $n -gt 2 ]
+}
+check cuda.laked_workers_confined tasks_confined
 
 # Per-thread contexts of exited threads are dropped; layouts go with their context.
 # (Exited kthreads are reaped just after they signal: allow a moment.)
