@@ -351,6 +351,21 @@ static void test_many_contexts_keep_their_order(void **state)
 	destroy_ctx(ctx[0]);
 }
 
+/* Until no worker has records waiting (at most WAIT_MS). */
+static void wait_drained(void)
+{
+	struct laked_pool_stats st;
+	int i;
+
+	for (i = 0; i < WAIT_MS; i++) {
+		laked_pool_stats(pool, &st);
+		if (!st.queued)
+			return;
+		usleep(1000);
+	}
+	fail_msg("%u records still queued", st.queued);
+}
+
 /*
  * A held context's queue takes LAKED_QUEUE_RECORDS records; the ones past
  * that are answered at once with CUDA_ERROR_OUT_OF_MEMORY, and the others
@@ -368,12 +383,7 @@ static void test_full_queue_refuses(void **state)
 	(void)state;
 	hold(&a);
 	/* Once the worker took the launch and the synchronize, its queue is empty. */
-	for (i = 0; i < WAIT_MS; i++) {
-		laked_pool_stats(pool, &st);
-		if (!st.queued)
-			break;
-		usleep(1000);
-	}
+	wait_drained();
 	batch_init(&b);
 	first = 0;
 	for (i = 0; i < 16384 + 8; i++) {
@@ -396,6 +406,8 @@ static void test_full_queue_refuses(void **state)
 	assert_int_equal(st.overflows, 8);
 	assert_int_equal(st.queued, sent - 8);
 	release(&a);
+	/* The queue is full until the worker takes it: a record now would be refused. */
+	wait_drained();
 	r = req_new(LAKE_API_CTX_SYNCHRONIZE, a.ctx);
 	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
 	laked_pool_stats(pool, &st);
