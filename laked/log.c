@@ -6,6 +6,7 @@
  * sandbox kills laked for that. When a send fails, the line goes to stderr.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,8 @@
 static int syslog_fd = -1;
 static int max_level = LOG_INFO;
 static int pid;
+/* Workers log at once: the window is shared. */
+static pthread_mutex_t window_lock = PTHREAD_MUTEX_INITIALIZER;
 static u64 window_start;
 static unsigned int in_window, suppressed;
 
@@ -108,10 +111,12 @@ static void emit(int level, const char *msg)
 static bool rate_ok(int level)
 {
 	char msg[64];
+	bool ok;
 	u64 now;
 
 	if (level < LOG_WARNING)
 		return true;
+	pthread_mutex_lock(&window_lock);
 	now = now_ns();
 	if (now - window_start >= WINDOW_NS) {
 		if (suppressed) {
@@ -122,12 +127,13 @@ static bool rate_ok(int level)
 		in_window = 0;
 		suppressed = 0;
 	}
-	if (in_window < BURST) {
+	ok = in_window < BURST;
+	if (ok)
 		in_window++;
-		return true;
-	}
-	suppressed++;
-	return false;
+	else
+		suppressed++;
+	pthread_mutex_unlock(&window_lock);
+	return ok;
 }
 
 void laked_log(int level, const char *fmt, ...)
@@ -156,7 +162,7 @@ const char *laked_log_str(char *buf, size_t size, const char *s)
 
 const char *laked_cu_name(CUresult r)
 {
-	static char unknown[32];
+	static __thread char unknown[32];
 	const char *name = NULL;
 
 	if (!lake_cu_error_str(r, &name, true) && name)
