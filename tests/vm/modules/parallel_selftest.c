@@ -13,7 +13,7 @@
  * Every role sets up (context, memory, module) before any starts its work,
  * so that no set-up call queues behind another role's work.
  * Driven through debugfs lake/parallel_selftest (selftest_ctl.h):
- *   overlap       B alone, then B while A synchronizes a kernel 8x as long
+ *   overlap       B alone, then B while A synchronizes a kernel 12x as long
  *                 as B alone took: B must be done before the kernel is half
  *                 over
  *   flood         B alone, then B while C floods: none of B's calls may
@@ -24,7 +24,6 @@
  *   kill_results  every role's call failed, within KILL_BOUND_MS of mark
  *   fresh         a new context works (after laked's restart)
  */
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <lake/cuda.h>
@@ -40,6 +39,8 @@ LAKE_KERNEL_SIG(run_for, RUN_FOR_PARAMS);
 #define FLOOD_WORDS	65536	/* 256 KiB a memset: seconds of work under TCG */
 #define FLOOD_PLACED	1000	/* B starts once C has queued this many */
 #define FLOOD_SHARE	4	/* no call of B waits a quarter of the flood */
+/* B must be done at half the kernel: 6x its time alone, room for TCG's swings. */
+#define OVERLAP_FACTOR	12
 #define OVERLAP_MIN_MS	500
 #define OVERLAP_MAX_MS	20000
 #define KILL_KERNEL_MS	25000	/* far beyond the kill; below the case's timeout_ms */
@@ -65,7 +66,7 @@ struct role {
 	bool started;
 	/* what to do */
 	u64 kernel_ns;		/* A, C: run_for this long first (C: 0 for none) */
-	int calls;		/* B: 0 calls until one fails */
+	int calls;		/* B: how many; 0: until one fails */
 	/* what happened */
 	CUresult setup;		/* the first set-up call that failed */
 	CUresult result;	/* the first work call that failed */
@@ -295,13 +296,13 @@ static u64 b_alone(const char *what)
 	return ns;
 }
 
-/* B's longest wait for one call. */
+/* B's longest wait for one call; it made one at least. */
 static u64 b_worst(const struct role *b)
 {
 	u64 worst = b->done_ns[0] - b->start_ns;
 	int i;
 
-	for (i = 1; i < b->ok && i < B_CALLS; i++)
+	for (i = 1; i < b->ok + b->wrong && i < B_CALLS; i++)
 		worst = max(worst, b->done_ns[i] - b->done_ns[i - 1]);
 	return worst;
 }
@@ -314,16 +315,20 @@ static void cmd_overlap(void)
 
 	if (!alone)
 		return;
-	d = clamp_t(u64, 8 * alone, OVERLAP_MIN_MS * NSEC_PER_MSEC, OVERLAP_MAX_MS * NSEC_PER_MSEC);
+	d = clamp_t(u64, OVERLAP_FACTOR * alone, OVERLAP_MIN_MS * NSEC_PER_MSEC,
+		    OVERLAP_MAX_MS * NSEC_PER_MSEC);
 	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B), d, 0, B_CALLS)) {
 		CHECK("overlap_setup", false, "a role could not set up");
 		roles_reap();
 		return;
 	}
-	placed = role_place(a);
 	/* B's first call goes out while A's synchronize is in laked, or just after. */
-	placed = placed && role_place(b);
+	placed = role_place(a) && role_place(b);
 	CHECK("overlap_setup", placed, "a role did not start");
+	if (!placed) {
+		roles_reap();
+		return;
+	}
 	role_wait(b);
 	role_wait(a);
 	ctl_say("# overlap: A's kernel %d ms; B alone: %d calls in %d ms\n", ms(d), B_CALLS,
@@ -354,9 +359,12 @@ static void cmd_flood(void)
 		roles_reap();
 		return;
 	}
-	placed = role_place(c);
-	placed = placed && role_place(b);
+	placed = role_place(c) && role_place(b);
 	CHECK("flood_setup", placed, "a role did not start");
+	if (!placed) {
+		roles_reap();
+		return;
+	}
 	role_wait(b);
 	role_wait(c);
 	worst = b->ok ? b_worst(b) : 0;
@@ -379,16 +387,19 @@ static void cmd_kill_start(void)
 {
 	u64 k = (u64)KILL_KERNEL_MS * NSEC_PER_MSEC;
 	bool placed;
+	int i;
 
 	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B) | BIT(ROLE_C), k, k, 0)) {
 		CHECK("kill_setup", false, "a role could not set up");
 		roles_reap();
 		return;
 	}
-	placed = role_place(&roles[ROLE_A]);
-	placed = placed && role_place(&roles[ROLE_C]);
-	placed = placed && role_place(&roles[ROLE_B]);
+	placed = role_place(&roles[ROLE_A]) && role_place(&roles[ROLE_C]) &&
+		 role_place(&roles[ROLE_B]);
 	CHECK("kill_in_position", placed, "a role did not start");
+	/* Whatever happened, none waits for a go that would never come. */
+	for (i = 0; i < ROLES; i++)
+		complete_all(&roles[i].go);
 }
 
 /* A role's last call failed as a lost laked's must, soon after the mark. */
