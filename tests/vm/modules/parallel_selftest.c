@@ -14,8 +14,8 @@
  * so that no set-up call queues behind another role's work.
  * Driven through debugfs lake/parallel_selftest (selftest_ctl.h):
  *   overlap       B alone, then B while A synchronizes a kernel 12x as long
- *                 as B alone took: B must be done before the kernel is half
- *                 over
+ *                 as B alone took (OVERLAP_MIN_MS at least): B must be done
+ *                 before the kernel is half over
  *   flood         B alone, then B while C floods: none of B's calls may
  *                 wait for a good part of the flood (1 / FLOOD_SHARE of it)
  *   kill_start    A in its synchronize, C behind a kernel of its own, B
@@ -38,10 +38,13 @@ LAKE_KERNEL_SIG(run_for, RUN_FOR_PARAMS);
 #define FLOOD_CALLS	20000
 #define FLOOD_WORDS	65536	/* 256 KiB a memset: seconds of work under TCG */
 #define FLOOD_PLACED	1000	/* B starts once C has queued this many */
-#define FLOOD_SHARE	4	/* no call of B waits a quarter of the flood */
-/* B must be done at half the kernel: 6x its time alone, room for TCG's swings. */
+#define FLOOD_SHARE	2	/* no call of B waits half the flood */
+/*
+ * B must be done at half the kernel: 6x its time alone, and 1 s at least;
+ * within one boot TCG's speed was seen to swing 20x.
+ */
 #define OVERLAP_FACTOR	12
-#define OVERLAP_MIN_MS	500
+#define OVERLAP_MIN_MS	2000
 #define OVERLAP_MAX_MS	20000
 #define KILL_KERNEL_MS	25000	/* far beyond the kill; below the case's timeout_ms */
 #define KILL_BOUND_MS	2000
