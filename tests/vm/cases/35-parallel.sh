@@ -36,12 +36,12 @@ run overlap
 show $FAILS > /tmp/fails
 run flood
 check parallel.flood_counters_idle wait_for 20 gauges_idle
-sed 's/^/# after the flood: /' /tmp/gauges
+echo "# after the flood: $(tr '\n' ' ' < /tmp/gauges)"
 fails_unchanged() { show $FAILS | cmp -s - /tmp/fails; }
 check parallel.flood_nothing_failed fails_unchanged
 
 # kill -9 while A synchronizes, C's flood waits behind its own kernel and B
-# is calling; A's synchronize is in flight before the kill.
+# is calling; a call (A's synchronize at least) is in flight at the kill.
 run kill_start
 check parallel.kill_a_in_flight wait_for 20 stat_ge in_flight 1
 ctl $ctl mark > /dev/null
@@ -50,7 +50,7 @@ wait $pid
 run kill_results
 check parallel.kill_unregisters unregistered
 check parallel.kill_counters_idle wait_for 20 gauges_idle
-sed 's/^/# after the kill: /' /tmp/gauges
+echo "# after the kill: $(tr '\n' ' ' < /tmp/gauges)"
 check parallel.laked_restarts start_laked
 run fresh
 

@@ -7,7 +7,7 @@
  *   A  launches run_for (tests/kernels/timed.cu) for a given time and waits
  *      in cuCtxSynchronize
  *   B  small checked calls: cuMemsetD32 of a value, then a synchronous
- *      cuMemcpyDtoH of those 16 bytes; each call's finish time is kept
+ *      cuMemcpyDtoH of those 16 bytes, timed
  *   C  floods: FLOOD_CALLS cuMemsetD32Async with no sync between them, one
  *      cuCtxSynchronize, then a check that the last value landed
  * Every role sets up (context, memory, module) before any starts its work,
@@ -16,14 +16,16 @@
  *   overlap       B alone, then B while A synchronizes a kernel 12x as long
  *                 as B alone took (OVERLAP_MIN_MS at least): B must be done
  *                 before the kernel is half over
- *   flood         B alone, then B while C floods: none of B's calls may
- *                 wait for a good part of the flood (1 / FLOOD_SHARE of it)
+ *   flood         B alone, then B while C floods: 200 calls, then one a
+ *                 millisecond until C's synchronize returns; none may wait
+ *                 for a good part of the flood (1 / FLOOD_SHARE of it)
  *   kill_start    A in its synchronize, C behind a kernel of its own, B
  *                 calling until a call fails: in position for kill -9
  *   mark          the time of the kill, taken just before it
  *   kill_results  every role's call failed, within KILL_BOUND_MS of mark
  *   fresh         a new context works (after laked's restart)
  */
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <lake/cuda.h>
@@ -70,6 +72,7 @@ struct role {
 	/* what to do */
 	u64 kernel_ns;		/* A, C: run_for this long first (C: 0 for none) */
 	int calls;		/* B: how many; 0: until one fails */
+	bool till_flood_over;	/* B: and on until C is done */
 	/* what happened */
 	CUresult setup;		/* the first set-up call that failed */
 	CUresult result;	/* the first work call that failed */
@@ -77,7 +80,8 @@ struct role {
 	int wrong;		/* B: calls whose value came back wrong */
 	u64 start_ns;		/* A: its launch; B, C: their first call */
 	u64 end_ns;		/* when its last call returned */
-	u64 done_ns[B_CALLS];	/* B: when each call returned */
+	u64 first_ns;		/* B: when its first call returned */
+	u64 worst_ns;		/* B: its longest call */
 	/* its own */
 	CUfunction fn;
 	CUdeviceptr d;
@@ -86,6 +90,7 @@ struct role {
 
 static struct role roles[ROLES];
 static bool stopping;
+static bool flood_over;
 static u64 mark_ns;
 
 static u32 pattern(int id, int i)
@@ -131,21 +136,33 @@ static void a_work(struct role *a)
 	a->end_ns = ktime_get_ns();
 }
 
+static bool b_more(const struct role *b, int i)
+{
+	if (READ_ONCE(stopping))
+		return false;
+	return !b->calls || i < b->calls || (b->till_flood_over && !READ_ONCE(flood_over));
+}
+
 /* B is placed once it starts calling: behind a held laked it cannot finish one. */
 static void b_work(struct role *b)
 {
+	u64 t = ktime_get_ns();
 	u32 v;
 	int i, k;
 
-	b->start_ns = ktime_get_ns();
+	b->start_ns = t;
 	complete(&b->placed);
-	for (i = 0; !READ_ONCE(stopping) && (!b->calls || i < b->calls); i++) {
+	for (i = 0; b_more(b, i); i++) {
 		v = pattern(ROLE_B, i);
 		memset(b->host, 0, B_WORDS * sizeof(u32));
 		b->result = cuMemsetD32(b->d, v, B_WORDS);
 		if (!b->result)
 			b->result = cuMemcpyDtoH(b->host, b->d, B_WORDS * sizeof(u32));
 		b->end_ns = ktime_get_ns();
+		b->worst_ns = max(b->worst_ns, b->end_ns - t);
+		t = b->end_ns;
+		if (!i)
+			b->first_ns = t;
 		if (b->result)
 			break;
 		for (k = 0; k < B_WORDS && b->host[k] == v; k++)
@@ -154,8 +171,9 @@ static void b_work(struct role *b)
 			b->wrong++;
 		else
 			b->ok++;
-		if (i < B_CALLS)
-			b->done_ns[i] = b->end_ns;
+		/* Past its count B only watches the flood: leave C the CPU. */
+		if (b->calls && i >= b->calls)
+			usleep_range(1000, 2000);
 	}
 }
 
@@ -208,6 +226,8 @@ static int role_fn(void *arg)
 		b_work(r);
 	else
 		c_work(r);
+	if (r->id == ROLE_C)
+		WRITE_ONCE(flood_over, true);
 	/* After a kill the context is stale: this only drops lakelib's entry. */
 	if (ctx)
 		cuCtxDestroy(ctx);
@@ -230,13 +250,14 @@ static void roles_reap(void)
 }
 
 /* Start the roles in @mask, each set up and waiting for its go; false: one failed. */
-static bool roles_start(unsigned int mask, u64 a_ns, u64 c_ns, int b_calls)
+static bool roles_start(unsigned int mask, u64 a_ns, u64 c_ns, int b_calls, bool till)
 {
 	struct task_struct *t;
 	bool fine = true;
 	int i;
 
 	roles_reap();
+	flood_over = false;
 	for (i = 0; i < ROLES; i++) {
 		struct role *r = &roles[i];
 
@@ -246,6 +267,7 @@ static bool roles_start(unsigned int mask, u64 a_ns, u64 c_ns, int b_calls)
 		r->id = i;
 		r->kernel_ns = i == ROLE_A ? a_ns : i == ROLE_C ? c_ns : 0;
 		r->calls = b_calls;
+		r->till_flood_over = till;
 		init_completion(&r->ready);
 		init_completion(&r->go);
 		init_completion(&r->placed);
@@ -288,7 +310,7 @@ static u64 b_alone(const char *what)
 	struct role *b = &roles[ROLE_B];
 	u64 ns = 0;
 
-	if (roles_start(BIT(ROLE_B), 0, 0, B_CALLS) && role_place(b)) {
+	if (roles_start(BIT(ROLE_B), 0, 0, B_CALLS, false) && role_place(b)) {
 		role_wait(b);
 		if (b->ok == B_CALLS)
 			ns = b->end_ns - b->start_ns;
@@ -297,17 +319,6 @@ static u64 b_alone(const char *what)
 	CHECK(what, ns, "%d/%d calls checked, %d wrong, result %d", b->ok, B_CALLS, b->wrong,
 	      b->result);
 	return ns;
-}
-
-/* B's longest wait for one call; it made one at least. */
-static u64 b_worst(const struct role *b)
-{
-	u64 worst = b->done_ns[0] - b->start_ns;
-	int i;
-
-	for (i = 1; i < b->ok + b->wrong && i < B_CALLS; i++)
-		worst = max(worst, b->done_ns[i] - b->done_ns[i - 1]);
-	return worst;
 }
 
 static void cmd_overlap(void)
@@ -320,7 +331,7 @@ static void cmd_overlap(void)
 		return;
 	d = clamp_t(u64, OVERLAP_FACTOR * alone, OVERLAP_MIN_MS * NSEC_PER_MSEC,
 		    OVERLAP_MAX_MS * NSEC_PER_MSEC);
-	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B), d, 0, B_CALLS)) {
+	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B), d, 0, B_CALLS, false)) {
 		CHECK("overlap_setup", false, "a role could not set up");
 		roles_reap();
 		return;
@@ -337,8 +348,8 @@ static void cmd_overlap(void)
 	ctl_say("# overlap: A's kernel %d ms; B alone: %d calls in %d ms\n", ms(d), B_CALLS,
 		ms(alone));
 	ctl_say("# overlap: since A's launch, B's first call done at %d ms, its last at %d ms (slowest %d ms); A's synchronize returned at %d ms\n",
-		b->ok ? ms(b->done_ns[0] - a->start_ns) : -1, ms(b->end_ns - a->start_ns),
-		b->ok ? ms(b_worst(b)) : -1, ms(a->end_ns - a->start_ns));
+		b->first_ns ? ms(b->first_ns - a->start_ns) : -1, ms(b->end_ns - a->start_ns),
+		ms(b->worst_ns), ms(a->end_ns - a->start_ns));
 	CHECK("overlap_a_synchronized", !a->result && a->end_ns - a->start_ns >= d,
 	      "result %d after %d ms, kernel %d ms", a->result, ms(a->end_ns - a->start_ns),
 	      ms(d));
@@ -352,12 +363,12 @@ static void cmd_overlap(void)
 static void cmd_flood(void)
 {
 	struct role *b = &roles[ROLE_B], *c = &roles[ROLE_C];
-	u64 alone = b_alone("flood_b_alone"), worst, flood;
+	u64 alone = b_alone("flood_b_alone"), flood;
 	bool placed;
 
 	if (!alone)
 		return;
-	if (!roles_start(BIT(ROLE_B) | BIT(ROLE_C), 0, 0, B_CALLS)) {
+	if (!roles_start(BIT(ROLE_B) | BIT(ROLE_C), 0, 0, B_CALLS, true)) {
 		CHECK("flood_setup", false, "a role could not set up");
 		roles_reap();
 		return;
@@ -370,17 +381,18 @@ static void cmd_flood(void)
 	}
 	role_wait(b);
 	role_wait(c);
-	worst = b->ok ? b_worst(b) : 0;
 	flood = c->end_ns - c->start_ns;
-	ctl_say("# flood: C: %d asyncs and a synchronize in %d ms; B: %d calls in %d ms beside it (%d ms alone), the slowest %d ms\n",
-		c->ok, ms(flood), b->ok, ms(b->end_ns - b->start_ns), ms(alone), ms(worst));
-	CHECK("flood_b_calls_checked", b->ok == B_CALLS && !b->wrong,
-	      "%d/%d checked, %d wrong, result %d", b->ok, B_CALLS, b->wrong, b->result);
+	ctl_say("# flood: C: %d asyncs and a synchronize in %d ms; B: %d calls in %d ms beside it (%d calls in %d ms alone), the slowest %d ms\n",
+		c->ok, ms(flood), b->ok, ms(b->end_ns - b->start_ns), B_CALLS, ms(alone),
+		ms(b->worst_ns));
+	CHECK("flood_b_calls_checked", b->ok >= B_CALLS && !b->wrong && !b->result,
+	      "%d checked (%d at least), %d wrong, result %d", b->ok, B_CALLS, b->wrong,
+	      b->result);
 	CHECK("flood_b_beside_it", c->end_ns > b->start_ns,
 	      "C was done before B started: no flood to call beside");
-	CHECK("flood_b_prompt", b->ok && worst * FLOOD_SHARE < flood,
-	      "a call of B waited %d ms, over 1/%d of C's %d ms flood", ms(worst), FLOOD_SHARE,
-	      ms(flood));
+	CHECK("flood_b_prompt", b->ok && b->worst_ns * FLOOD_SHARE < flood,
+	      "a call of B waited %d ms, over 1/%d of C's %d ms flood", ms(b->worst_ns),
+	      FLOOD_SHARE, ms(flood));
 	CHECK("flood_c_synchronized", !c->result && c->ok == FLOOD_CALLS && !c->wrong,
 	      "result %d, %d/%d asyncs accepted, last value %s", c->result, c->ok, FLOOD_CALLS,
 	      c->wrong ? "wrong" : "right");
@@ -392,7 +404,7 @@ static void cmd_kill_start(void)
 	bool placed;
 	int i;
 
-	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B) | BIT(ROLE_C), k, k, 0)) {
+	if (!roles_start(BIT(ROLE_A) | BIT(ROLE_B) | BIT(ROLE_C), k, k, 0, false)) {
 		CHECK("kill_setup", false, "a role could not set up");
 		roles_reap();
 		return;
@@ -445,7 +457,7 @@ static void cmd_fresh(void)
 {
 	struct role *b = &roles[ROLE_B];
 
-	if (roles_start(BIT(ROLE_B), 0, 0, B_CALLS) && role_place(b))
+	if (roles_start(BIT(ROLE_B), 0, 0, B_CALLS, false) && role_place(b))
 		role_wait(b);
 	roles_reap();
 	CHECK("fresh_context_served", b->ok == B_CALLS && !b->wrong,
