@@ -8,6 +8,10 @@
  *   async         16 cuLaunchKernel + cuStreamSynchronize, vs one
  *                 cuStreamSynchronize; the kernel is a one-thread vadd, so
  *                 what is measured is the launches' cost, not their work
+ *   contexts      the null call, p50 and p99, while another context (a
+ *                 kthread of its own) synchronizes one PAR_KERNEL_MS kernel
+ *                 after another, vs alone: no call should wait for another
+ *                 context's kernel
  *   copy          1 MiB cuMemcpyHtoD + cuMemcpyDtoH from a lakeshm buffer,
  *                 vs memcpy() of the same bytes in the guest kernel (run.sh
  *                 adds the user-space memcpy that laked's copies compare to);
@@ -17,6 +21,7 @@
  *                 staged through lakelib's bounce pool, vs the same from a
  *                 lakeshm buffer (zero copy), rounds interleaved
  */
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/sort.h>
@@ -28,10 +33,14 @@
 #define COPY_BYTES	(1 << 20)
 #define COPY_ROUNDS	20
 #define COPY_SHIFT	(64 << 10)
+#define PAR_KERNEL_MS	50
+#define PAR_MAX_NS	(5 * NSEC_PER_SEC)	/* one call at a time: ~25 ms a call */
 #define CTL_OUT_MAX	4096
 #include "selftest_ctl.h"
+#include "../../tests/kernels/timed.h"
 #include "../../tests/kernels/vadd.h"
 
+LAKE_KERNEL_SIG(run_for, RUN_FOR_PARAMS);
 LAKE_KERNEL_SIG(vadd, VADD_PARAMS);
 
 static u64 t_a[ROUNDS], t_b[ROUNDS];
@@ -47,6 +56,12 @@ static u64 median(u64 *v, int n)
 {
 	sort(v, n, sizeof(*v), cmp_u64, NULL);
 	return v[n / 2];
+}
+
+/* After median(), which sorted @v. */
+static u64 p99(const u64 *v, int n)
+{
+	return v[n * 99 / 100];
 }
 
 /* ratio * 100 as an integer, printed as x.yy */
@@ -103,6 +118,94 @@ static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
 	return;
 fail:
 	ctl_say("bench: async: a call failed\n");
+}
+
+/* The other context: run_for kernels back to back, each waited for. */
+static struct {
+	struct completion syncing, done;
+	bool stop;
+	CUresult result;
+	int kernels;
+} par;
+
+static int par_syncer(void *unused)
+{
+	unsigned long long ns = PAR_KERNEL_MS * NSEC_PER_MSEC;
+	void *params[] = { &ns };
+	CUcontext ctx = NULL;
+	CUfunction fn;
+	CUmodule mod;
+	CUresult r;
+
+	r = cuCtxCreate(&ctx, 0, 0);
+	if (!r)
+		r = cuModuleLoad(&mod, "timed.cubin");
+	if (!r)
+		r = lake_module_get_function(&fn, mod, &lake_sig_run_for);
+	while (!r && !READ_ONCE(par.stop)) {
+		r = cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+		if (!r)
+			r = cuCtxSynchronize();
+		if (!r && !par.kernels++)
+			complete(&par.syncing);
+	}
+	par.result = r;
+	complete(&par.syncing);
+	if (ctx)
+		cuCtxDestroy(ctx);
+	kthread_complete_and_exit(&par.done, 0);
+}
+
+/* @v[i] = ns of the i-th null call, until ROUNDS or PAR_MAX_NS; how many. */
+static int null_calls(u64 *v)
+{
+	u64 t0, start = ktime_get_ns();
+	int n;
+
+	for (n = 0; n < ROUNDS && ktime_get_ns() - start < PAR_MAX_NS; n++) {
+		t0 = ktime_get_ns();
+		if (cuCtxSynchronize())
+			return -1;
+		v[n] = ktime_get_ns() - t0;
+	}
+	return n;
+}
+
+/* Timed from the end of the other's first kernel (its warm-up), while the next ones run. */
+static void bench_contexts(void)
+{
+	struct task_struct *t;
+	int alone, with;
+
+	alone = null_calls(t_a);
+	if (alone <= 0) {
+		ctl_say("bench: contexts: a call failed\n");
+		return;
+	}
+	init_completion(&par.syncing);
+	init_completion(&par.done);
+	par.stop = false;
+	par.result = CUDA_SUCCESS;
+	par.kernels = 0;
+	t = kthread_run(par_syncer, NULL, "lake_bench_sync");
+	if (IS_ERR(t)) {
+		ctl_say("bench: contexts: no thread\n");
+		return;
+	}
+	wait_for_completion(&par.syncing);
+	with = par.result ? 0 : null_calls(t_b);
+	WRITE_ONCE(par.stop, true);
+	wait_for_completion(&par.done);
+	if (with <= 0 || par.result) {
+		ctl_say("bench: contexts: a call failed (the other context's: %d)\n", par.result);
+		return;
+	}
+	ctl_say("bench: contexts: %d null calls alone, %d while the other context synchronized %d ms kernels back to back (%d in all)\n",
+		alone, with, PAR_KERNEL_MS, par.kernels);
+	row("null call p50 beside a syncing ctx", median(t_b, with), median(t_a, alone), "ns",
+	    200, true);
+	row("null call p99 beside a syncing ctx", p99(t_b, with), p99(t_a, alone), "ns",
+	    200, true);
 }
 
 /* Median ns of HtoD + DtoH of @shm at @d, and of a kernel memcpy each time; 0: failed. */
@@ -223,6 +326,7 @@ static void cmd_run(void)
 	}
 	bench_null_call();
 	bench_async(fn, d, s);
+	bench_contexts();
 	bench_copy(d);
 	bench_staged(1 << 20, COPY_ROUNDS, "1 MiB");
 	bench_staged(64 << 20, 5, "64 MiB");

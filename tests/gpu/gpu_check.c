@@ -270,6 +270,7 @@ int main(int argc, char **argv)
 	compare_layout(cuda, host, absdir, "vadd", "vadd");
 	compare_layout(cuda, host, absdir, "selftest", "mixed");
 	compare_layout(cuda, host, absdir, "selftest", "wait_flag");
+	compare_layout(cuda, host, absdir, "timed", "run_for");
 	if (!stand_in) {
 		host->cuCtxDestroy(hctx);
 		lake_driver_close(host);
