@@ -18,7 +18,7 @@ start_laked() {
 }
 # What lakelib holds while calls are under way, and is zero once all are
 # over (every role's thread has exited and destroyed its context).
-GAUGES="in_flight latched stage_chunks_in_use ctx_threads func_layouts"
+GAUGES="in_flight latched stage_chunks_in_use ctx_threads func_layouts async_pending"
 FAILS="errors timeouts killed no_daemon async_errors async_dropped fences"
 show() { for k in $*; do echo "$k $(stat_of $k)"; done; }
 gauges_idle() { show $GAUGES > /tmp/gauges; ! grep -qv ' 0$' /tmp/gauges; }
