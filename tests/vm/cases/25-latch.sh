@@ -1,6 +1,7 @@
 # Async error latching from kernel code (tests/vm/modules/latch_selftest.c):
 # the NULL stream, streams and contexts apart, first error wins, and every
-# synchronizing call, against laked on the host device.
+# synchronizing call, and across contexts laked runs in parallel, against
+# laked on the host device.
 . /lib/lake/vmlib.sh
 ctl=/sys/kernel/debug/lake/latch_selftest
 

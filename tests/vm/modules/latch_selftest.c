@@ -9,11 +9,21 @@
  * another stream or context, the first error of a stream and not a later
  * one, and once. Synchronizing calls: cuStreamSynchronize, cuStreamQuery,
  * cuCtxSynchronize, cuEventSynchronize and the synchronous copies.
+ * laked runs contexts in parallel, so an error must also survive another
+ * context's sync reply arriving before it (across_contexts).
  * Driven through debugfs lake/latch_selftest: write "run", read back
  * "ok - latch.NAME" lines.
  */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <lake/cuda.h>
+#include <lake/kernel_sig.h>
+#include <lake/lakelib.h>
+#include "../../kernels/timed.h"
 #include "selftest_ctl.h"
+
+LAKE_KERNEL_SIG(run_for, RUN_FOR_PARAMS);
 
 #define BAD_DPTR	0xdead0000ULL
 #define FORGED_EVENT	((CUevent)0x4242)
@@ -109,11 +119,81 @@ static void contexts(void *buf, CUcontext a, CUcontext b)
 	EXPECT("own_ctx_error", cuCtxSynchronize(), CUDA_ERROR_INVALID_VALUE);
 }
 
+/* Context A's worker in laked, held in a synchronous copy behind a 1 s kernel. */
+struct holder {
+	CUcontext ctx;
+	CUfunction fn;
+	CUdeviceptr p;
+	CUresult result;
+	struct completion done;
+};
+
+static int holder_fn(void *arg)
+{
+	struct holder *h = arg;
+	unsigned long long ns = 1000ULL * NSEC_PER_MSEC;
+	void *params[] = { &ns };
+	u32 word;
+
+	cuCtxSetCurrent(h->ctx);
+	h->result = cuLaunchKernel(h->fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+	if (!h->result)
+		h->result = cuMemcpyDtoH(&word, h->p, sizeof(word));
+	complete(&h->done);
+	return 0;
+}
+
+/*
+ * A's bad copy (on its own stream, so the holder's synchronous copy on the
+ * NULL stream cannot take its error) reaches laked behind the holder's
+ * copy, and B's synchronize, sent after it, is answered first: A's error
+ * must still come back from A's next synchronize. Retiring by reply order
+ * across contexts loses it.
+ */
+static void across_contexts(void *buf, CUcontext a, CUcontext b, CUdeviceptr p)
+{
+	struct holder h = { .ctx = a, .p = p };
+	struct task_struct *t;
+	CUstream s = NULL;
+	CUmodule mod;
+
+	cuCtxSetCurrent(a);
+	init_completion(&h.done);
+	h.result = cuStreamCreate(&s, 0);
+	if (!h.result)
+		h.result = cuModuleLoad(&mod, "timed.cubin");
+	if (!h.result)
+		h.result = lake_module_get_function(&h.fn, mod, &lake_sig_run_for);
+	if (h.result) {
+		ctl_say("not ok - latch.across_contexts_setup: %d\n", h.result);
+		return;
+	}
+	t = kthread_run(holder_fn, &h, "lake_latch_hold");
+	if (IS_ERR(t)) {
+		ctl_say("not ok - latch.across_contexts_setup: no thread\n");
+		return;
+	}
+	msleep(200);	/* the holder's copy is in laked, behind its kernel */
+	bad_copy(buf, s);
+	cuCtxSetCurrent(b);
+	EXPECT("across_other_ctx_sync", cuCtxSynchronize(), CUDA_SUCCESS);
+	if (completion_done(&h.done))
+		ctl_say("not ok - latch.across_other_ctx_first: B's sync came after A's copy\n");
+	else
+		ctl_say("ok - latch.across_other_ctx_first\n");
+	wait_for_completion(&h.done);
+	EXPECT("across_holder_clean", h.result, CUDA_SUCCESS);
+	cuCtxSetCurrent(a);
+	EXPECT("across_error_kept", cuStreamSynchronize(s), CUDA_ERROR_INVALID_VALUE);
+	cuStreamDestroy(s);
+	cuModuleUnload(mod);
+}
+
 static void cmd_run(void)
 {
 	CUcontext a = NULL, b = NULL;
 	CUstream s1 = NULL, s2 = NULL;
-	CUdeviceptr p = 0;
+	CUdeviceptr p = 0, pa = 0;
 	void *buf = kzalloc(64, GFP_KERNEL);
 	CUresult r;
 
@@ -137,6 +217,11 @@ static void cmd_run(void)
 	first_error_wins(buf, s1);
 	synchronizing_calls(buf, s1, p);
 	contexts(buf, a, b);
+	cuCtxSetCurrent(a);
+	if (cuMemAlloc(&pa, 64))
+		ctl_say("not ok - latch.across_contexts_setup: cuMemAlloc\n");
+	else
+		across_contexts(buf, a, b, pa);
 	ctl_say("latch: done\n");
 out:
 	if (a) {
