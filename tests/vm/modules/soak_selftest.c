@@ -58,7 +58,7 @@ struct worker {
 	struct completion done;
 	u64 rnd;
 	u64 calls, fault_calls, errors, quiet_errors, wrong, late;
-	u64 iters_ok, ok_after_clear, max_ns;
+	u64 iters_ok, ok_after_clear, max_ns, shm_failures;
 	CUresult first_wrong_op;
 	bool ready;
 	CUcontext ctx;
@@ -66,7 +66,7 @@ struct worker {
 	CUfunction fn;
 	CUstream s;
 	CUdeviceptr a, b, c;
-	u32 *kbuf, *vbuf, *shm;
+	u32 *kbuf, *vbuf;
 };
 
 static struct worker workers[WORKERS_MAX];
@@ -223,21 +223,12 @@ static CUresult launch(struct worker *w, int n, CUstream s)
 				      params, NULL));
 }
 
-/* One iteration: 0 done right, 1 a call failed, -1 a wrong result. */
-static int iterate(struct worker *w)
+/* One operation on @buf (@n floats). */
+static int run_op(struct worker *w, u32 op, u32 *buf, size_t n, u32 salt, u32 pat)
 {
-	u32 op = rnd(w) % 4, kind = rnd(w) % 3, salt = rnd(w) % 4096, pat = rnd(w);
-	size_t i, n = kind ? BIG_N : SMALL_N;
-	u32 *buf = kind == 0 ? w->kbuf : kind == 1 ? w->shm : w->vbuf;
+	size_t i;
 	int v;
 
-	/* lakeshm is zero copy: an async HtoD reads it when laked runs it. */
-	if (op == 1 && kind == 1)
-		buf = w->vbuf;
-	if (!buf) {
-		buf = w->kbuf;
-		n = SMALL_N;
-	}
 	switch (op) {
 	case 0:		/* vadd, sync copies */
 	case 1:		/* vadd on a stream, async copies, one stream sync */
@@ -276,6 +267,38 @@ static int iterate(struct worker *w)
 	}
 }
 
+/*
+ * One iteration: 0 done right, 1 a call failed, -1 a wrong result, 2 no
+ * lakeshm buffer to run it with.
+ */
+static int iterate(struct worker *w)
+{
+	u32 op = rnd(w) % 4, kind = rnd(w) % 3, salt = rnd(w) % 4096, pat = rnd(w);
+	size_t n = kind ? BIG_N : SMALL_N;
+	u32 *buf, *shm = NULL;
+	int ret;
+
+	/*
+	 * lakeshm is zero copy: an async HtoD reads it when laked runs it, so
+	 * op 1 stages from vmalloc instead. Taken per iteration, so that
+	 * lakeshm's injected failures hit it.
+	 */
+	if (kind == 1 && op == 1)
+		kind = 2;
+	if (kind == 1) {
+		shm = lake_shm_alloc(BIG_N * 4);
+		if (!shm) {
+			w->shm_failures++;
+			return 2;
+		}
+	}
+	buf = kind == 0 ? w->kbuf : kind == 1 ? shm : w->vbuf;
+	ret = run_op(w, op, buf, n, salt, pat);
+	if (shm)
+		lake_shm_free(shm);
+	return ret;
+}
+
 static int soak_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -293,9 +316,9 @@ static int soak_worker(void *arg)
 		if (ret < 0) {
 			w->wrong++;
 			teardown(w);
-		} else if (ret) {
+		} else if (ret == 1) {
 			teardown(w);
-		} else {
+		} else if (!ret) {
 			w->iters_ok++;
 			if (!READ_ONCE(fault_active) && t0 > READ_ONCE(clear_ns))
 				w->ok_after_clear++;
@@ -312,11 +335,8 @@ static void free_bufs(struct worker *w)
 {
 	kfree(w->kbuf);
 	vfree(w->vbuf);
-	if (w->shm)
-		lake_shm_free(w->shm);
 	w->kbuf = NULL;
 	w->vbuf = NULL;
-	w->shm = NULL;
 }
 
 static void cmd_start(int n, u64 seed, u32 bound_ms)
@@ -342,8 +362,7 @@ static void cmd_start(int n, u64 seed, u32 bound_ms)
 		init_completion(&w->done);
 		w->kbuf = kmalloc(SMALL_N * 4, GFP_KERNEL);
 		w->vbuf = vmalloc(BIG_N * 4);
-		w->shm = lake_shm_alloc(BIG_N * 4);
-		if (!w->kbuf) {
+		if (!w->kbuf || !w->vbuf) {
 			free_bufs(w);
 			break;
 		}
@@ -360,7 +379,7 @@ static void cmd_start(int n, u64 seed, u32 bound_ms)
 static void cmd_stop(void)
 {
 	u64 calls = 0, fault_calls = 0, errors = 0, quiet = 0, wrong = 0, late = 0;
-	u64 ok = 0, after = 0, max_ns = 0;
+	u64 ok = 0, after = 0, max_ns = 0, shm_failures = 0;
 	int i, lost = 0, idle = 0;
 
 	WRITE_ONCE(stopping, true);
@@ -382,13 +401,15 @@ static void cmd_stop(void)
 		ok += w->iters_ok;
 		after += w->ok_after_clear;
 		max_ns = max(max_ns, w->max_ns);
+		shm_failures += w->shm_failures;
 		idle += !w->iters_ok;
 	}
 	ctl_say("# soak: %d workers, %u faults, %llu calls, %llu during faults, %llu errors, "
 		"%llu wrong results, %d lost, %llu late, max call %llu ms (bound %llu ms)\n",
 		nworkers, atomic_read(&faults_begun), calls, fault_calls, errors, wrong, lost,
 		late, max_ns / NSEC_PER_MSEC, bound_ns / NSEC_PER_MSEC);
-	ctl_say("# soak: %llu iterations right, %llu after the last fault\n", ok, after);
+	ctl_say("# soak: %llu iterations right, %llu after the last fault; %llu lakeshm allocations failed\n",
+		ok, after, shm_failures);
 	spin_lock(&codes_lock);
 	for (i = 0; i < CODES_MAX && codes[i].n; i++) {
 		const char *name = "?";
