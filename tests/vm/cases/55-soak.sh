@@ -32,7 +32,13 @@ start_laked() {
 st_of() { dmsetup status lin | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 sum_of() { dd if="$1" bs=64k count=${2:-256} iflag=direct 2> /dev/null | md5sum | cut -d' ' -f1; }
 
-check soak.insmod_dm sh -c "insmod $M/kernel/dm-mod.ko && insmod $M/kernel/brd.ko rd_nr=2 rd_size=16384"
+# The LinnOS case may have left them loaded (as it needs them: 16 MiB disks).
+loaded() { grep -q "^$1 " /proc/modules; }
+insmod_dm() {
+	{ loaded dm_mod || insmod $M/kernel/dm-mod.ko; } &&
+		{ loaded brd || insmod $M/kernel/brd.ko rd_nr=2 rd_size=16384; }
+}
+check soak.insmod_dm insmod_dm
 check soak.insmod_lake sh -c "insmod $M/lakeshm.ko size_mib=32 && insmod $M/lakelib.ko timeout_ms=$TMO"
 # What the consumers must give back: taken before any of them starts.
 live0=$(shm_of live_allocs)
@@ -67,7 +73,7 @@ refuse soak.rmmod_lakelib_busy_refused rmmod lakelib
 refuse soak.rmmod_lakeshm_busy_refused rmmod lakeshm
 
 # The schedule, from the seed: serving time, fault, downtime (ms).
-awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 200; i++)
+awk -v s="$seed" -v secs="$secs" 'BEGIN { srand(s); for (i = 0; i < 4 * secs + 8; i++)
 	printf "%d %d %d\n", 300 + int(rand() * 1700), int(rand() * 3), int(rand() * 800) }' \
 	> /tmp/soak.plan
 t_end=$(($(date +%s) + secs - 4))
@@ -82,7 +88,7 @@ while read -r serve kind down; do
 	*)	# Stopped past timeout_ms: the calls time out and lakelib fences it.
 		kill -STOP $pid
 		stop=$((stop + 1))
-		wait_for 20 unregistered
+		wait_for 20 unregistered || { fail soak.stopped_laked_fenced; kill -9 $pid; }
 		kill -CONT $pid 2> /dev/null ;;
 	esac
 	wait $pid 2> /dev/null

@@ -41,7 +41,6 @@ portid=$(stat_of daemon_portid)
 fences=$(stat_of fences)
 burst
 check overrun.serving burst_is 8 0 0
-burst_is 8 0 0 || { sed 's/^/# laked: /' $log; dmesg | grep -E 'lake|audit' | tail -n 8 | sed 's/^/# /'; }
 
 # Stopped for a second (under timeout_ms) while the calls are made: the
 # sends pile up on a full socket.
@@ -79,4 +78,4 @@ echo "# overrun: $(enobufs) ENOBUFS read by laked; lakelib: $(grep -E '^(timeout
 kill -TERM $pid
 wait $pid
 check overrun.rmmod sh -c "rmmod lake_soak_selftest && rmmod lakelib && rmmod lakeshm"
-sed 's/^/# laked: /' $log | grep -v 'netlink receive' | tail -n 12
+grep -v 'netlink receive: Out of memory' $log | tail -n 12 | sed 's/^/# laked: /'
