@@ -32,7 +32,7 @@ burst_result() {
 	grep -v '^burst ' /tmp/burst.out
 }
 burst() { burst_start && burst_result; }
-enobufs() { grep -c 'netlink receive: .*the kernel will time those calls out' $log; }
+enobufs() { grep -c 'netlink receive: Out of memory' $log; }
 
 check overrun.insmod sh -c "insmod $M/lakeshm.ko size_mib=16 &&
 	insmod $M/lakelib.ko timeout_ms=$TMO && insmod $M/lake_soak_selftest.ko"
