@@ -60,7 +60,7 @@ check unload.laked_again start_laked
 ctl $ctl "burst 8 4 $((TMO + 1500))" > /dev/null
 ctl $ctl burst_result > /tmp/burst.out
 grep -v '^burst ' /tmp/burst.out
-check unload.reload_serves grep -qx 'burst ok 8 timeout 0 other 0' /tmp/burst.out
+check unload.reload_serves grep -qx 'burst ok 8 timeout 0 gone 0 other 0' /tmp/burst.out
 kill -TERM $pid
 wait $pid
 check unload.rmmod_end sh -c "rmmod lake_soak_selftest && rmmod lakelib"

@@ -495,8 +495,9 @@ static void cmd_burst(int n, int async, u32 ms)
 
 static void cmd_burst_result(void)
 {
-	int i, ok = 0, lost = 0, late = 0, wrong = 0, timeouts = 0, other = 0;
+	int i, ok = 0, lost = 0, late = 0, wrong = 0, timeouts = 0, gone = 0, other = 0;
 	u64 max_ns = 0;
+	bool is_gone;
 
 	for (i = 0; i < nbursts; i++) {
 		struct burst *b = &bursts[i];
@@ -510,20 +511,23 @@ static void cmd_burst_result(void)
 		wrong += b->wrong;
 		ok += !b->r && !b->wrong;
 		timeouts += b->r == CUDA_ERROR_TIMEOUT;
-		other += b->r && b->r != CUDA_ERROR_TIMEOUT;
+		/* laked lost mid-call, or gone before the call was sent */
+		is_gone = b->r == CUDA_ERROR_DEVICE_UNAVAILABLE || b->r == CUDA_ERROR_NO_DEVICE;
+		gone += is_gone;
+		other += b->r && b->r != CUDA_ERROR_TIMEOUT && !is_gone;
 	}
-	ctl_say("# burst: %d threads: %d right, %d timed out, %d other errors, %d wrong, "
-		"%d lost, max %llu ms\n", nbursts, ok, timeouts, other, wrong, lost,
-		max_ns / NSEC_PER_MSEC);
+	ctl_say("# burst: %d threads: %d right, %d timed out, %d laked gone, %d other errors, "
+		"%d wrong, %d lost, max %llu ms\n", nbursts, ok, timeouts, gone, other, wrong,
+		lost, max_ns / NSEC_PER_MSEC);
 	/* The shell judges the counts; these hold whatever laked did. */
-	ctl_say("burst ok %d timeout %d other %d\n", ok, timeouts, other);
+	ctl_say("burst ok %d timeout %d gone %d other %d\n", ok, timeouts, gone, other);
 	CHECK("burst_no_wrong", !wrong, "%d", wrong);
 	CHECK("burst_no_lost", !lost, "%d", lost);
 	CHECK("burst_within_bound", !late, "%d over %llu ms", late, bound_ns / NSEC_PER_MSEC);
 	if (!lost)
 		nbursts = 0;
 	/* After a fence the context belongs to a dead laked: drop it. */
-	if (timeouts || other) {
+	if (timeouts || gone || other) {
 		cuCtxDestroy(burst_ctx);
 		burst_ctx = NULL;
 	}
