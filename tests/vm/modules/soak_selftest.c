@@ -163,11 +163,20 @@ static CUresult call_done(struct worker *w, struct call_start s)
 
 static void teardown(struct worker *w)
 {
-	/* Against a dead laked these fail at once; they are calls too. */
-	if (w->ctx) {
-		CALL(w, cuCtxDestroy(w->ctx));
-		w->ctx = NULL;
+	CUresult r;
+	int i;
+
+	/*
+	 * Against a dead laked this fails at once; it is a call too. A
+	 * destroy whose send failed (an injected allocation failure) leaves
+	 * the context, and its layouts, alive: a careful caller retries.
+	 */
+	for (i = 0; w->ctx && i < 8; i++) {
+		r = CALL(w, cuCtxDestroy(w->ctx));
+		if (r != CUDA_ERROR_DEVICE_UNAVAILABLE && r != CUDA_ERROR_OUT_OF_MEMORY)
+			break;
 	}
+	w->ctx = NULL;
 	w->ready = false;
 }
 
@@ -598,9 +607,12 @@ static void __exit soak_exit(void)
 {
 	int i;
 
+	/* Unloaded mid-run (the unload case): each stops after its call. */
 	WRITE_ONCE(stopping, true);
-	for (i = 0; i < nworkers; i++)
+	for (i = 0; i < nworkers; i++) {
 		wait_for_completion(&workers[i].done);
+		free_bufs(&workers[i]);
+	}
 	for (i = 0; i < nbursts; i++)
 		wait_for_completion(&bursts[i].done);
 	if (burst_ctx)
