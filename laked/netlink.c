@@ -369,11 +369,18 @@ int laked_nl_receive(struct laked_nl *nl)
 				  strerrorname_np(-nl->lost));
 			return -ENOTCONN;
 		}
-		if (ret == 0)
+		/*
+		 * AGAIN: drained. The socket is non-blocking, and an ENOBUFS
+		 * can come with nothing queued behind it.
+		 */
+		if (ret == 0 || ret == -NLE_AGAIN)
 			return 0;
 		if (ret == -NLE_NOMEM) {
-			/* ENOBUFS too: the socket overflowed and calls were lost. */
-			laked_log(LOG_ERR, "netlink receive: %s; the kernel will time those calls out",
+			/*
+			 * ENOBUFS too: a kernel send found the socket full. lakelib
+			 * retries it until its call's deadline; past that it fails.
+			 */
+			laked_log(LOG_ERR, "netlink receive: %s; lakelib retries until timeout_ms",
 				  nl_geterror(ret));
 			continue;
 		}

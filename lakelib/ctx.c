@@ -112,7 +112,7 @@ int lake_ctx_set_current(u64 ctx)
 	HLIST_HEAD(dead);
 
 	if (ctx) {
-		fresh = kmalloc(sizeof(*fresh), GFP_KERNEL);
+		fresh = lake_alloc_fault() ? NULL : kmalloc(sizeof(*fresh), GFP_KERNEL);
 		if (!fresh)
 			return -ENOMEM;
 		fresh->pid = get_task_pid(current, PIDTYPE_PID);

@@ -28,8 +28,9 @@ static unsigned int nfuncs;
 int lake_funcs_add(u64 ctx, u64 module, const struct lake_wire_get_function_res *res,
 		   bool declared)
 {
-	struct func_entry *e = kmalloc(sizeof(*e), GFP_KERNEL), *old;
+	struct func_entry *e, *old;
 
+	e = lake_alloc_fault() ? NULL : kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	e->ctx = ctx;

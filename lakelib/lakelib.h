@@ -165,6 +165,7 @@ struct lake_stats {
 	atomic64_t window_waits;	/* sync calls that waited for their context's window */
 	atomic64_t async_barriers;	/* async calls that waited for theirs */
 	atomic64_t async_pending;	/* async records unretired, in all windows */
+	atomic64_t alloc_faults;	/* allocations failed on purpose */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */
@@ -183,5 +184,11 @@ extern unsigned int lake_timeout_ms;
 /* Fault injection (debugfs): fail the next N sends; keep async records queued. */
 extern atomic_t lake_fail_sends;
 extern bool lake_hold_queue;
+/*
+ * Allocation-failure injection (debugfs lakelib_fail_allocs = N: every Nth
+ * allocation on a call's path fails; 0, the default, none): Debian's
+ * kernels have no CONFIG_FAILSLAB. True when this allocation must fail.
+ */
+bool lake_alloc_fault(void);
 
 #endif /* LAKELIB_H */

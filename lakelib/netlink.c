@@ -398,7 +398,7 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 			ret = -EIO;	/* injected (debugfs lakelib_fail_sends) */
 			break;
 		}
-		msg = genlmsg_new(nla_total_size(len), GFP_KERNEL);
+		msg = lake_alloc_fault() ? NULL : genlmsg_new(nla_total_size(len), GFP_KERNEL);
 		if (!msg)
 			return -ENOMEM;
 		hdr = genlmsg_put(msg, 0, 0, &lake_family, 0, LAKE_CMD_CALL);

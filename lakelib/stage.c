@@ -206,7 +206,8 @@ CUresult lake_stage_copy(const struct lake_wire_req *tmpl, void *host, size_t by
 
 	if (pool_ready())
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	slots = kmalloc_array(STAGE_PER_CALL, sizeof(*slots), GFP_KERNEL);
+	slots = lake_alloc_fault() ? NULL :
+		kmalloc_array(STAGE_PER_CALL, sizeof(*slots), GFP_KERNEL);
 	if (!slots)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	for (;;) {

@@ -10,6 +10,18 @@
 struct lake_stats lake_stats;
 atomic_t lake_fail_sends;
 bool lake_hold_queue;
+static u32 fail_allocs;
+static atomic_t allocs_seen;
+
+bool lake_alloc_fault(void)
+{
+	u32 n = READ_ONCE(fail_allocs);
+
+	if (!n || (u32)atomic_inc_return(&allocs_seen) % n)
+		return false;
+	atomic64_inc(&lake_stats.alloc_faults);
+	return true;
+}
 static struct dentry *stats_file;
 
 static u64 ctx_threads(void)
@@ -32,6 +44,7 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(bad_records),
 	STAT(stage_chunks_in_use), STAT(stage_bytes), STAT(stage_waits), STAT(stage_pool_failures),
 	STAT(window_waits), STAT(async_barriers), STAT(async_pending),
+	STAT(alloc_faults),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 
@@ -70,11 +83,13 @@ int lake_stats_init(void)
 				&lake_fail_sends);
 	debugfs_create_bool("lakelib_hold_queue", 0600, lake_debugfs_dir(),
 			    &lake_hold_queue);
+	debugfs_create_u32("lakelib_fail_allocs", 0600, lake_debugfs_dir(), &fail_allocs);
 	return 0;
 }
 
 void lake_stats_exit(void)
 {
+	debugfs_lookup_and_remove("lakelib_fail_allocs", lake_debugfs_dir());
 	debugfs_lookup_and_remove("lakelib_hold_queue", lake_debugfs_dir());
 	debugfs_lookup_and_remove("lakelib_fail_sends", lake_debugfs_dir());
 	debugfs_remove(stats_file);

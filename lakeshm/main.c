@@ -24,6 +24,14 @@ MODULE_PARM_DESC(size_mib, "Size of the shared region in MiB (1-4096, default 64
 
 struct lake_shm_region lake_shm;
 static struct dentry *debugfs_dir;
+/*
+ * Allocation-failure injection (debugfs shm_fail_allocs = N: every Nth
+ * lake_shm_alloc*() fails; 0, the default, none), counted in
+ * shm_alloc_faults: Debian's kernels have no fault-injection framework.
+ * Both under lake_shm.lock.
+ */
+static u32 fail_allocs, allocs_seen;
+static u64 alloc_faults;
 
 static bool in_region(const void *ptr)
 {
@@ -36,7 +44,12 @@ void *lake_shm_alloc_aligned(size_t size, size_t align)
 	int ret;
 
 	mutex_lock(&lake_shm.lock);
-	ret = lake_alloc_alloc(&lake_shm.alloc, size, align, &off);
+	if (fail_allocs && !(++allocs_seen % fail_allocs)) {
+		alloc_faults++;
+		ret = -ENOMEM;
+	} else {
+		ret = lake_alloc_alloc(&lake_shm.alloc, size, align, &off);
+	}
 	mutex_unlock(&lake_shm.lock);
 	if (ret) {
 		pr_debug("alloc of %zu bytes (align %zu) failed: %d\n", size, align, ret);
@@ -181,6 +194,8 @@ static int __init lake_shm_init(void)
 		goto err_alloc;
 	debugfs_dir = debugfs_create_dir("lake", NULL);
 	debugfs_create_file("shm_stats", 0400, debugfs_dir, NULL, &stats_fops);
+	debugfs_create_u32("shm_fail_allocs", 0600, debugfs_dir, &fail_allocs);
+	debugfs_create_u64("shm_alloc_faults", 0400, debugfs_dir, &alloc_faults);
 	pr_info("region of %u MiB ready at /dev/%s\n", size_mib, LAKE_SHM_DEVICE);
 	return 0;
 

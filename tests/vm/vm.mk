@@ -31,3 +31,19 @@ after-deps-fuzz-guest:
 			tests/vm/run $$k $(FUZZ_GUEST_SMP) gfuzz || rc=1; \
 		grep '^# gfuzz' $(BUILD)/vm/$$k-smp$(FUZZ_GUEST_SMP).log.txt; \
 	done; exit $$rc
+
+# make soak: the soak case's long run (tests/vm/cases/55-soak.sh), one 2-CPU
+# boot per kernel: SOAK_SECONDS of calls through laked's kills under
+# stress-ng, SOAK_SEED to replay a schedule.
+SOAK_SECONDS ?= 600
+.PHONY: soak after-deps-soak
+soak: deps
+	@$(MAKE) --no-print-directory after-deps-soak
+after-deps-soak:
+	@$(MAKE) --no-print-directory vm-images
+	@rc=0; for k in $(KVERS); do \
+		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) \
+			VM_TIMEOUT=$$(($(SOAK_SECONDS) + 300)) BUILD=$(BUILD) \
+			tests/vm/run $$k 2 soak || rc=1; \
+		grep '^# soak' $(BUILD)/vm/$$k-smp2.log.txt; \
+	done; exit $$rc

@@ -83,3 +83,7 @@ wait_for() {
 	done
 	"$@"
 }
+
+# Does %p hash pointers on this boot? slub_debug turns hashing off (the
+# 2-CPU boots'), so a raw-address check means something only elsewhere.
+pointers_hashed() { ! grep -q 'slub_debug=' /proc/cmdline; }

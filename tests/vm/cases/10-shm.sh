@@ -10,7 +10,11 @@ check shm.selftest_insmod insmod $M/lake_shm_selftest.ko
 prog shm.test_all shm_test all
 # Pointers in log lines are hashed (%p), never raw kernel addresses.
 check shm.log_has_foreign_free sh -c "dmesg | grep -q 'lakeshm: free of .*: not in the shared region'"
-refuse shm.log_no_raw_address sh -c "dmesg | grep 'lakeshm: free of' | grep -E 'ffff[0-9a-f]{12}'"
+if pointers_hashed; then
+	refuse shm.log_no_raw_address sh -c "dmesg | grep 'lakeshm: free of' | grep -E 'ffff[0-9a-f]{12}'"
+else
+	echo "# shm.log_no_raw_address: not checked on this boot (slub_debug unhashes %p); the 1-CPU boot checks it"
+fi
 refuse shm.rmmod_refused_while_used rmmod lakeshm
 check shm.selftest_rmmod rmmod lake_shm_selftest
 prog shm.test_rmmod shm_test rmmod

@@ -1,0 +1,84 @@
+# laked's receive buffer overrun (ENOBUFS). laked runs with a tiny buffer
+# (--test-rcvbuf) and is stopped while eight threads queue async memsets
+# and sync once each: the kernel's sends to a full socket fail with EAGAIN,
+# which marks laked's socket ENOBUFS, and lakelib retries them until each
+# call's deadline. So nothing is lost while laked resumes within timeout_ms:
+# it reads the ENOBUFS, goes on, stays registered and answers every call.
+# Stopped past timeout_ms, those calls are lost: each fails within the
+# bound (CUDA_ERROR_TIMEOUT, or DEVICE_UNAVAILABLE once the first has
+# fenced laked), laked is fenced by design (README, "A timeout fences
+# laked"), and a new laked serves at once.
+. /lib/lake/vmlib.sh
+D=/sys/kernel/debug/lake
+ctl=$D/soak_selftest
+stats=$D/lakelib_stats
+TMO=3000
+BOUND=$((TMO + 1500))
+log=/tmp/laked-overrun.log
+
+stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
+registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
+unregistered() { ! registered; }
+start_laked() {
+	laked --device=host "$@" >> $log 2>&1 &
+	pid=$!
+	wait_for 20 registered
+}
+# burst_is OK TIMEOUT GONE OTHER: the last burst's counts (GONE: laked lost
+# mid-call or gone before the send, CUDA_ERROR_DEVICE_UNAVAILABLE or _NO_DEVICE).
+burst_is() { grep -qx "burst ok $1 timeout $2 gone $3 other $4" /tmp/burst.out; }
+burst_start() { ctl_checks $ctl "burst 8 ${1:-16} $BOUND"; }
+burst_result() {
+	ctl $ctl burst_result > /tmp/burst.out
+	grep -v '^burst ' /tmp/burst.out
+}
+burst() { burst_start && burst_result; }
+enobufs() { grep -c 'netlink receive: Out of memory' $log; }
+
+check overrun.insmod sh -c "insmod $M/lakeshm.ko size_mib=16 &&
+	insmod $M/lakelib.ko timeout_ms=$TMO && insmod $M/lake_soak_selftest.ko"
+check overrun.laked_tiny_rcvbuf start_laked --test-rcvbuf=1
+portid=$(stat_of daemon_portid)
+fences=$(stat_of fences)
+burst
+check overrun.serving burst_is 8 0 0 0
+
+# Stopped for a second (under timeout_ms) while the calls are made: the
+# sends pile up on a full socket.
+seen=$(enobufs)
+kill -STOP $pid
+burst_start
+sleep 1
+kill -CONT $pid
+burst_result
+check overrun.enobufs_reached_laked [ "$(enobufs)" -gt "$seen" ]
+grep 'netlink receive' $log | head -n 1 | sed 's/^/# laked: /'
+check overrun.no_call_lost burst_is 8 0 0 0
+check overrun.laked_kept sh -c "kill -0 $pid && [ $(stat_of daemon_portid) = $portid ]"
+check overrun.not_fenced [ "$(stat_of fences)" = "$fences" ]
+burst
+check overrun.serving_after burst_is 8 0 0 0
+
+# Stopped past timeout_ms: every call fails within the bound, laked is fenced.
+kill -STOP $pid
+burst_start
+check overrun.fenced_unregistered wait_for 20 unregistered
+kill -CONT $pid 2> /dev/null
+burst_result
+# The first to time out fences laked; the others then find it gone.
+# Nothing else may fail.
+lost_fail() { awk '$1 == "burst" && $3 == 0 && $5 > 0 && $5 + $7 == 8 && $9 == 0 { ok = 1 } END { exit !ok }' /tmp/burst.out; }
+check overrun.lost_calls_fail lost_fail
+check overrun.fenced_once [ "$(stat_of fences)" = $((fences + 1)) ]
+check overrun.laked_killed wait_for 20 sh -c "! kill -0 $pid 2> /dev/null"
+wait $pid 2> /dev/null
+check overrun.laked_back start_laked --test-rcvbuf=1
+burst
+check overrun.serving_after_fence burst_is 8 0 0 0
+check overrun.nothing_in_flight [ "$(stat_of in_flight)" = 0 ]
+echo "# overrun: $(enobufs) ENOBUFS read by laked; lakelib: $(grep -E '^(timeouts|fences|errors) ' $stats | tr '\n' ' ')"
+
+kill -TERM $pid
+wait $pid
+check overrun.rmmod sh -c "rmmod lake_soak_selftest && rmmod lakelib && rmmod lakeshm"
+grep -v 'netlink receive: Out of memory' $log | tail -n 12 | sed 's/^/# laked: /'
