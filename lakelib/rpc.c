@@ -417,7 +417,7 @@ static bool slot_take(u64 ctx, struct ctx_win **spare, bool *nomem)
 /* A sync slot in @ctx's window before @deadline: 0, -ETIMEDOUT, -EINTR or -ENOMEM. */
 static int slot_wait(u64 ctx, unsigned long deadline)
 {
-	struct ctx_win *spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	struct ctx_win *spare = lake_alloc_fault() ? NULL : kmalloc(sizeof(*spare), GFP_KERNEL);
 	bool nomem = false;
 	long rc = 1;
 
@@ -583,8 +583,8 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 	}
 	atomic64_inc(&lake_stats.calls[req->api]);
 	req->flags |= LAKE_WIRE_REQ_F_NOREPLY;
-	a = kmalloc(sizeof(*a), GFP_KERNEL);
-	spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	a = lake_alloc_fault() ? NULL : kmalloc(sizeof(*a), GFP_KERNEL);
+	spare = lake_alloc_fault() ? NULL : kmalloc(sizeof(*spare), GFP_KERNEL);
 	for (;;) {
 		ret = CUDA_ERROR_OUT_OF_MEMORY;
 		if (!a)
