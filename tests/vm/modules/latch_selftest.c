@@ -119,11 +119,13 @@ static void contexts(void *buf, CUcontext a, CUcontext b)
 	EXPECT("own_ctx_error", cuCtxSynchronize(), CUDA_ERROR_INVALID_VALUE);
 }
 
-/* Context A's worker in laked, held in a synchronous copy behind a 1 s kernel. */
+/*
+ * Context A's worker in laked, held in cuStreamSynchronize(NULL) behind a
+ * 1 s kernel: that takes the NULL stream's latched errors only.
+ */
 struct holder {
 	CUcontext ctx;
 	CUfunction fn;
-	CUdeviceptr p;
 	CUresult result;
 	struct completion done;
 };
@@ -133,26 +135,25 @@ static int holder_fn(void *arg)
 	struct holder *h = arg;
 	unsigned long long ns = 1000ULL * NSEC_PER_MSEC;
 	void *params[] = { &ns };
-	u32 word;
 
 	cuCtxSetCurrent(h->ctx);
 	h->result = cuLaunchKernel(h->fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
 	if (!h->result)
-		h->result = cuMemcpyDtoH(&word, h->p, sizeof(word));
+		h->result = cuStreamSynchronize(NULL);
 	complete(&h->done);
 	return 0;
 }
 
 /*
- * A's bad copy (on its own stream, so the holder's synchronous copy on the
+ * A's bad copy (on a stream of its own, so the holder's synchronize of the
  * NULL stream cannot take its error) reaches laked behind the holder's
- * copy, and B's synchronize, sent after it, is answered first: A's error
- * must still come back from A's next synchronize. Retiring by reply order
- * across contexts loses it.
+ * synchronize, and B's synchronize, sent after it, is answered first: A's
+ * error must still come back from a synchronize of its stream. Retiring by
+ * reply order across contexts loses it.
  */
-static void across_contexts(void *buf, CUcontext a, CUcontext b, CUdeviceptr p)
+static void across_contexts(void *buf, CUcontext a, CUcontext b)
 {
-	struct holder h = { .ctx = a, .p = p };
+	struct holder h = { .ctx = a };
 	struct task_struct *t;
 	CUstream s = NULL;
 	CUmodule mod;
@@ -173,7 +174,7 @@ static void across_contexts(void *buf, CUcontext a, CUcontext b, CUdeviceptr p)
 		ctl_say("not ok - latch.across_contexts_setup: no thread\n");
 		return;
 	}
-	msleep(200);	/* the holder's copy is in laked, behind its kernel */
+	msleep(200);	/* the holder's synchronize is in laked, behind its kernel */
 	bad_copy(buf, s);
 	cuCtxSetCurrent(b);
 	EXPECT("across_other_ctx_sync", cuCtxSynchronize(), CUDA_SUCCESS);
@@ -193,7 +194,7 @@ static void cmd_run(void)
 {
 	CUcontext a = NULL, b = NULL;
 	CUstream s1 = NULL, s2 = NULL;
-	CUdeviceptr p = 0, pa = 0;
+	CUdeviceptr p = 0;
 	void *buf = kzalloc(64, GFP_KERNEL);
 	CUresult r;
 
@@ -217,11 +218,7 @@ static void cmd_run(void)
 	first_error_wins(buf, s1);
 	synchronizing_calls(buf, s1, p);
 	contexts(buf, a, b);
-	cuCtxSetCurrent(a);
-	if (cuMemAlloc(&pa, 64))
-		ctl_say("not ok - latch.across_contexts_setup: cuMemAlloc\n");
-	else
-		across_contexts(buf, a, b, pa);
+	across_contexts(buf, a, b);
 	ctl_say("latch: done\n");
 out:
 	if (a) {
