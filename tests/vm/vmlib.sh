@@ -84,6 +84,12 @@ wait_for() {
 	"$@"
 }
 
+# Counters of lakelib and lakeshm by name, and whether a laked is registered.
+stat_of() { grep "^$1 " /sys/kernel/debug/lake/lakelib_stats | cut -d' ' -f2; }
+shm_of() { grep "^$1 " /sys/kernel/debug/lake/shm_stats | cut -d' ' -f2; }
+registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
+unregistered() { ! registered; }
+
 # Does %p hash pointers on this boot? slub_debug turns hashing off (the
 # 2-CPU boots'), so a raw-address check means something only elsewhere.
 pointers_hashed() { ! grep -q 'slub_debug=' /proc/cmdline; }

@@ -6,9 +6,6 @@ stats=/sys/kernel/debug/lake/lakelib_stats
 
 # run CMD: a selftest command that reports checks (an answer without any fails).
 run() { ctl_checks $ctl "$1"; }
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
-unregistered() { ! registered; }
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked.log 2>&1 &
 	pid=$!

@@ -5,8 +5,6 @@ ctl=/sys/kernel/debug/lake/stage_selftest
 stats=/sys/kernel/debug/lake/lakelib_stats
 
 run() { ctl_checks $ctl "$1"; }
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked-stage.log 2>&1 &
 	pid=$!

@@ -8,8 +8,6 @@ stats=$D/lakelib_stats
 tmo=/sys/module/lakelib/parameters/timeout_ms
 
 run() { echo "$1" > $ctl && cat $ctl; }
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host "$@" >> /tmp/laked-rpc.log 2>&1 &
 	pid=$!

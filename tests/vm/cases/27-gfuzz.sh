@@ -14,9 +14,6 @@ rounds=${lake_gfuzz_rounds:-20}
 seed=${lake_gfuzz_seed:-$(date +%s)}
 echo "# gfuzz: seed $seed, $count messages, $rounds hostile rounds (lake_gfuzz_seed=$seed replays)"
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
-unregistered() { ! registered; }
 start_laked() {
 	laked --device=host >> /tmp/laked-gfuzz.log 2>&1 &
 	pid=$!

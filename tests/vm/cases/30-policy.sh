@@ -8,7 +8,6 @@ pol=$dbg/policy/selftest
 ctl=$dbg/policy_selftest
 stats=$dbg/lakelib_stats
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 stat_gt() { [ "$(stat_of "$1")" -gt "$2" ]; }
 pol_of() { grep "^$1 " $pol/status | cut -d' ' -f2; }
 ctl_of() { grep "^$1 " $ctl | cut -d' ' -f2; }
@@ -21,7 +20,6 @@ both_timed() {
 	_l=$(grep '^bucket 2 ' $pol/status)
 	case "$_l" in "" | *"cpu_ns 0 "* | *"gpu_ns 0 "*) return 1 ;; esac
 }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host --load-period-ms 10 >> /tmp/laked.log 2>&1 &
 	pid=$!

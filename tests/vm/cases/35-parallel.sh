@@ -7,10 +7,7 @@ ctl=/sys/kernel/debug/lake/parallel_selftest
 stats=/sys/kernel/debug/lake/lakelib_stats
 
 run() { ctl_checks $ctl "$1"; }
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
-unregistered() { ! registered; }
 start_laked() {
 	laked --device=host >> /tmp/laked-par.log 2>&1 &
 	pid=$!

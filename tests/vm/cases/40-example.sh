@@ -9,8 +9,6 @@ stats=$dbg/lakelib_stats
 
 ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
 ex_gt() { [ "$(ex_of "$1")" -gt "$2" ]; }
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
 	pid=$!

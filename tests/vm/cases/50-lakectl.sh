@@ -8,7 +8,6 @@ stats=$dbg/lakelib_stats
 pol=$dbg/policy/example_vadd
 ex=$dbg/example_vadd
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 pol_of() { grep "^$1 " $pol/status | cut -d' ' -f2; }
 ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
 # exits WANT CMD...: CMD exits with status WANT.
@@ -20,7 +19,6 @@ exits() {
 	[ $_rc = "$_want" ] || { echo "exit $_rc, want $_want"; return 1; }
 }
 as_nobody() { su -s /bin/sh nobody -c "$*"; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
 	pid=$!

@@ -10,7 +10,6 @@ SECTORS=32768	# 16 MiB per replica
 
 st_of() { dmsetup status lin | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 st_gt() { [ "$(st_of "$1")" -gt "$2" ]; }
-registered() { [ "$(grep '^daemon_portid ' $stats | cut -d' ' -f2)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
 	pid=$!

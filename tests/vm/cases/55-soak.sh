@@ -20,10 +20,6 @@ BOUND=$((TMO + 1500))
 SECTORS=32768	# 16 MiB per LinnOS replica
 echo "# soak: seed $seed, $secs s, timeout_ms $TMO, bound $BOUND ms (lake_soak_seed=$seed replays)"
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-shm_of() { grep "^$1 " $D/shm_stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
-unregistered() { ! registered; }
 start_laked() {
 	laked --device=host >> /tmp/laked-soak.log 2>&1 &
 	pid=$!

@@ -16,9 +16,6 @@ TMO=3000
 BOUND=$((TMO + 1500))
 log=/tmp/laked-overrun.log
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
-unregistered() { ! registered; }
 start_laked() {
 	laked --device=host "$@" >> $log 2>&1 &
 	pid=$!

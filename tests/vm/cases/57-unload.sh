@@ -7,9 +7,6 @@ ctl=$D/soak_selftest
 stats=$D/lakelib_stats
 TMO=3000
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-shm_of() { grep "^$1 " $D/shm_stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked-unload.log 2>&1 &
 	pid=$!

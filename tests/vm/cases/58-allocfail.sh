@@ -12,9 +12,6 @@ stats=$D/lakelib_stats
 TMO=2000
 BOUND=$((TMO + 1500))
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-shm_of() { grep "^$1 " $D/shm_stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked-allocfail.log 2>&1 &
 	pid=$!

@@ -7,8 +7,6 @@ stats=$dbg/lakelib_stats
 ex=$dbg/example_vadd
 tr=/sys/kernel/tracing
 
-stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
-registered() { [ "$(stat_of daemon_portid)" != 0 ]; }
 start_laked() {
 	laked --device=host >> /tmp/laked.log 2>&1 &
 	pid=$!
