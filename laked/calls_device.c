@@ -107,7 +107,7 @@ CUresult laked_call_ctx_destroy(struct laked *d, struct laked_call *c)
 
 	laked_lock(d);
 	o = laked_obj_get(&d->handles, handle, LAKED_CTX);
-	if (o && c->x->owner && o->serve != c->x->owner)
+	if (o && !laked_serves(c->x, o))
 		o = NULL;
 	if (o)
 		o->dying = true;

@@ -286,7 +286,7 @@ static CUresult bind_call(struct laked *d, struct laked_call *c, u16 flags)
 		return CUDA_SUCCESS;
 	laked_lock(d);
 	ctx = laked_obj_get(&d->handles, req->ctx, LAKED_CTX);
-	if (ctx && c->x->owner && ctx->serve != c->x->owner)
+	if (ctx && !laked_serves(c->x, ctx))
 		ctx = NULL;
 	laked_unlock(d);
 	c->ctx = ctx;
@@ -381,8 +381,8 @@ int laked_walk_blob(struct laked *d, struct laked_exec *x, const void *blob, u32
 	u32 off = 0, skip, at;
 
 	x->out.len = 0;
-	/* One message is one batch: its async work starts together. */
-	if (d->drv->batch_begin)
+	/* One message run here is one batch: its async work starts together. */
+	if (!route && d->drv->batch_begin)
 		d->drv->batch_begin(d->drv);
 	while (off < len) {
 		lake_wire_iter_init(&it, p + off, len - off);
@@ -402,7 +402,7 @@ int laked_walk_blob(struct laked *d, struct laked_exec *x, const void *blob, u32
 			break;
 		off += skip;
 	}
-	if (d->drv->batch_end)
+	if (!route && d->drv->batch_end)
 		d->drv->batch_end(d->drv);
 	laked_exec_flush(x, sink, &sink_err);
 	return sink_err;

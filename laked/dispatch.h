@@ -53,6 +53,15 @@ struct laked {
 	struct laked_exec self;			/* laked_dispatch_blob's */
 };
 
+/*
+ * May @x run records of context @ctx? A pool worker runs only the contexts
+ * bound to it; laked_dispatch_blob's exec runs any. d->lock held.
+ */
+static inline bool laked_serves(const struct laked_exec *x, const struct laked_obj *ctx)
+{
+	return !x->owner || ctx->serve == x->owner;
+}
+
 static inline void laked_lock(struct laked *d)
 {
 	pthread_mutex_lock(&d->lock);

@@ -291,22 +291,23 @@ static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline
 	return CUDA_SUCCESS;
 }
 
-/* inflight_lock held: @call's reply came, so its context's async records before it ran. */
+/*
+ * inflight_lock held: @call's reply came, so its context's async records
+ * before it ran. The window stays while its list empties: @call holds one
+ * of its sync slots until lake_rpc_wait().
+ */
 static void retire_before(const struct lake_call *call)
 {
 	struct ctx_win *w = win_find(lake_wire_req_ctx(call->req));
 	struct async_rec *a, *tmp;
 
-	if (!w || list_empty(&w->async))
+	if (!w)
 		return;
-	w->nsync++;	/* pins the window while its list empties */
 	list_for_each_entry_safe(a, tmp, &w->async, link) {
 		if (a->id >= call->id)
 			break;
 		async_done(a);
 	}
-	w->nsync--;
-	win_put(w);
 }
 
 /* A reply from laked, already validated by the codec. */
