@@ -265,13 +265,21 @@ static void queue_flush_fn(struct work_struct *w)
 		lake_rpc_flush();
 }
 
-/* Give @req an id and append it, sending the queue first if it is full. */
-static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline)
+/*
+ * Give @req an id and append it, sending the queue first if it is full. A
+ * caller that started with daemon @started, which has left since (its
+ * teardown cleared the queue and the latch while the caller waited for the
+ * lock), must not queue: its record would only latch an error for a
+ * context that no longer exists.
+ */
+static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline, u64 started)
 {
 	const char *why = "";
 	u64 gen;
 	int ret;
 
+	if (lake_nl_gen() != started)
+		return LAKE_ERR_DAEMON_LOST;
 	req->req_id = next_id++;
 	if (!queue.len)
 		queue_first = req->req_id;
@@ -489,7 +497,7 @@ void lake_rpc_submit(struct lake_wire_req *req, struct lake_call *call, unsigned
 		call->early = send_result(rc);
 		return;
 	}
-	call->early = enqueue_locked(req, deadline);
+	call->early = enqueue_locked(req, deadline, call->gen);
 	if (call->early) {
 		queue_unlock();
 		return;
@@ -620,7 +628,7 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 		}
 	}
 	kfree(spare);
-	ret = enqueue_locked(req, deadline);
+	ret = enqueue_locked(req, deadline, gen);
 	spin_lock(&inflight_lock);
 	if (!ret) {
 		a->id = req->req_id;
