@@ -13,10 +13,17 @@
  *
  * Homes. Each read has a home replica, alternating in 4 KiB stripes of
  * the target (PRIMARY holds the even stripes' home, REPLICA the odd), so
- * that both replicas serve reads all the time and both histories stay
- * current. With one fixed home, a replica that had been slow would keep its
- * slow history forever once reads stopped going there, and never be chosen
- * again; here the reads at home refresh it.
+ * that both replicas serve reads and their load is even while nothing is
+ * predicted slow.
+ *
+ * Fresh histories (route.h). A history changes only when a read completes
+ * on that replica, and reads predicted slow are sent away from it: left
+ * alone, a replica once predicted slow would get no reads, keep its slow
+ * history and never be chosen again. So a read predicted slow at home still
+ * goes home, as a probe, when home's history is older than 10 ms and no
+ * probe went there in the last 10 ms. Guaranteed: while reads arrive for a
+ * replica, its history is at most about 10 ms (plus one read) old; probes
+ * cost at most one read per replica per 10 ms (`probes` in the status).
  *
  * The features. Each replica keeps the LinnOS history: the latency and the
  * pending count at issue of its last 4 completed reads, and its current
@@ -25,16 +32,20 @@
  * home is predicted slow is the other replica encoded and predicted too.
  * Predicted fast there, the read goes there (redirected); predicted slow
  * on both, it stays at home (both_slow): the other replica is no better
- * bet, and home keeps the load it was given. Its completion records the
+ * bet, and home keeps the load it was given. A probe skips the other
+ * replica's prediction. Its completion records the
  * observed latency in that replica's history and in the feature registry
  * (lake/features.h, one registry per replica), from which the trace
  * exporter (stats.c) reads the training data out.
  *
- * Accuracy is judged on the device a read actually went to, against the
- * slow threshold: a true slow, true fast, false submit (predicted fast, was
- * slow) or false revoke (predicted slow, was fast). A redirected read
+ * Accuracy online is judged on the device a read actually went to, against
+ * the slow threshold: a true slow, true fast, false submit (predicted fast,
+ * was slow) or false revoke (predicted slow, was fast). A redirected read
  * counts as the other replica's (predicted fast) prediction; its home's
- * verdict can never be checked, since the read did not go there. The
+ * verdict is never checked, since the read did not go there, so these
+ * counters are not LinnOS's (which judge every prediction): probes are the
+ * only home verdicts of slow predictions that get checked. The offline
+ * evaluation (train.py) scores the model as LinnOS does. The
  * latency histogram is what the reader waited, from map() to completion,
  * prediction and batching included; the histories hold the replica's own
  * service time, from issue to completion.
@@ -184,7 +195,7 @@ static void encode_for(struct linnos_dev *d, u8 in[LINNOS_INPUTS])
 	u32 pending;
 
 	spin_lock_irqsave(&d->lock, flags);
-	h = d->hist;
+	h = d->leg.hist;
 	pending = atomic_read(&d->pending);
 	spin_unlock_irqrestore(&d->lock, flags);
 	linnos_encode(&h, pending, in);
@@ -210,25 +221,38 @@ static void issue(struct linnos_target *lt, struct bio *bio, struct linnos_io *i
 	io->start_ns = ktime_get_ns();
 }
 
+/* A read predicted slow at @d's: whether it goes there anyway, as a probe. */
+static bool take_probe(struct linnos_dev *d)
+{
+	unsigned long flags;
+	bool probe;
+
+	spin_lock_irqsave(&d->lock, flags);
+	probe = linnos_leg_take_probe(&d->leg, ktime_get_ns());
+	spin_unlock_irqrestore(&d->lock, flags);
+	return probe;
+}
+
 /*
  * The route for one read from its predictions: slow[0] for its home,
- * slow[1] for the other replica (consulted only when home is slow).
+ * slow[1] for the other replica (consulted only when home is slow and no
+ * probe of home was taken).
  */
-static u8 route(struct linnos_target *lt, struct linnos_io *io, const u8 slow[2])
+static u8 route(struct linnos_target *lt, struct linnos_io *io, const u8 slow[2], bool probe)
 {
+	u8 d = linnos_route(io->home, slow, probe, &io->flags);
+
 	io->flags |= LINNOS_IO_PREDICTED;
 	atomic64_inc(&lt->st.predicted);
-	if (!slow[0])
-		return io->home;
-	atomic64_inc(&lt->st.predicted_slow);
-	if (slow[1]) {
+	if (slow[0])
+		atomic64_inc(&lt->st.predicted_slow);
+	if (io->flags & LINNOS_ROUTE_BOTH_SLOW)
 		atomic64_inc(&lt->st.both_slow);
-		io->flags |= LINNOS_IO_PRED_SLOW;
-		return io->home;
-	}
-	atomic64_inc(&lt->st.redirected);
-	io->flags |= LINNOS_IO_REDIRECTED;
-	return !io->home;
+	if (io->flags & LINNOS_IO_REDIRECTED)
+		atomic64_inc(&lt->st.redirected);
+	if (io->flags & LINNOS_IO_PROBE)
+		atomic64_inc(&lt->st.probes);
+	return d;
 }
 
 /* Inline prediction in map(): home, then the other replica if need be. */
@@ -237,6 +261,7 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 	const struct linnos_model *m;
 	u8 slow[2] = { 0, 0 };
 	u8 d = io->home;
+	bool probe = false;
 	u64 t0, n = 1;
 
 	rcu_read_lock();
@@ -245,14 +270,16 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 		t0 = ktime_get_ns();
 		encode_for(&lt->dev[io->home], io->in[0]);
 		linnos_infer_batch(m, io->in[0], 1, &slow[0]);
-		if (slow[0]) {
+		if (slow[0])
+			probe = take_probe(&lt->dev[io->home]);
+		if (slow[0] && !probe) {
 			encode_for(&lt->dev[!io->home], io->in[1]);
 			linnos_infer_batch(m, io->in[1], 1, &slow[1]);
 			n = 2;
 		}
 		atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
 		atomic64_add(n, &lt->st.cpu_inferences);
-		d = route(lt, io, slow);
+		d = route(lt, io, slow, probe);
 	}
 	rcu_read_unlock();
 	return d;
@@ -417,7 +444,8 @@ static void linnos_work(struct work_struct *w)
 		for (i = 0; i < n; i++) {
 			struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
 
-			issue(lt, bios[i], io, m ? route(lt, io, &slow[2 * i]) : io->home);
+			issue(lt, bios[i], io, m ? route(lt, io, &slow[2 * i], slow[2 * i] &&
+						       take_probe(&lt->dev[io->home])) : io->home);
 			submit_bio_noacct(bios[i]);
 		}
 	}
@@ -433,7 +461,6 @@ static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *er
 	u64 ns;
 	u32 us, route_bits;
 	bool slow;
-	int i;
 
 	if (!(io->flags & LINNOS_IO_READ))
 		return DM_ENDIO_DONE;
@@ -442,12 +469,7 @@ static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *er
 	dv = &lt->dev[io->dev];
 	route_bits = io->flags;
 	spin_lock_irqsave(&dv->lock, flags);
-	for (i = LINNOS_HISTORY - 1; i > 0; i--) {
-		dv->hist.latency_us[i] = dv->hist.latency_us[i - 1];
-		dv->hist.pending_at_issue[i] = dv->hist.pending_at_issue[i - 1];
-	}
-	dv->hist.latency_us[0] = us;
-	dv->hist.pending_at_issue[0] = io->pending_at_issue;
+	linnos_leg_complete(&dv->leg, us, io->pending_at_issue, io->start_ns + ns);
 	atomic_dec(&dv->pending);
 	/* The vector keeps the history as it was at issue: push past it. */
 	lake_features_capture(dv->reg, NULL, LINNOS_F_LAT_HIST, &us, sizeof(us));

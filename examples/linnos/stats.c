@@ -126,10 +126,11 @@ void linnos_status_line(struct linnos_target *lt, char *result, unsigned int max
 	u32 acc = accuracy(st);
 
 	percentiles(st, pm, p, 3);
-	DMEMIT("reads %lld writes %lld predicted %lld predicted_slow %lld redirected %lld both_slow %lld ",
+	DMEMIT("reads %lld writes %lld predicted %lld predicted_slow %lld redirected %lld both_slow %lld probes %lld ",
 	       atomic64_read(&st->reads), atomic64_read(&st->writes),
 	       atomic64_read(&st->predicted), atomic64_read(&st->predicted_slow),
-	       atomic64_read(&st->redirected), atomic64_read(&st->both_slow));
+	       atomic64_read(&st->redirected), atomic64_read(&st->both_slow),
+	       atomic64_read(&st->probes));
 	DMEMIT("true_slow %lld true_fast %lld false_submit %lld false_revoke %lld accuracy %u.%u ",
 	       atomic64_read(&st->true_slow), atomic64_read(&st->true_fast),
 	       atomic64_read(&st->false_submit), atomic64_read(&st->false_revoke),

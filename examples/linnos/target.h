@@ -19,6 +19,7 @@
 #include <lake/features.h>
 #include "args.h"
 #include "model.h"
+#include "route.h"
 
 #define LINNOS_NAME		"linnos"
 #define LINNOS_NR_DEVS		2	/* [0] primary, [1] replica */
@@ -38,8 +39,8 @@ enum {
 
 struct linnos_dev {
 	struct dm_dev *dm;
-	spinlock_t lock;		/* hist, pending snapshot, registry order */
-	struct linnos_history hist;
+	spinlock_t lock;		/* leg, pending snapshot, registry order */
+	struct linnos_leg leg;		/* history and probe clock (route.h) */
 	atomic_t pending;
 	struct lake_features *reg;
 	char reg_name[32];
@@ -49,7 +50,7 @@ struct linnos_dev {
 
 struct linnos_stats {
 	atomic64_t reads, writes, write_errors;
-	atomic64_t predicted, predicted_slow, redirected, both_slow;
+	atomic64_t predicted, predicted_slow, redirected, both_slow, probes;
 	atomic64_t true_slow, true_fast, false_submit, false_revoke;
 	atomic64_t cpu_inferences, cpu_ns, gpu_inferences, gpu_ns;
 	atomic64_t gpu_batches, gpu_failures, worker_batches;
@@ -120,9 +121,10 @@ struct linnos_io {
 #define LINNOS_IO_READ		0x01
 #define LINNOS_IO_WRITE		0x02
 #define LINNOS_IO_PREDICTED	0x04	/* a model judged the device it went to */
-#define LINNOS_IO_PRED_SLOW	0x08	/* ... and predicted it slow */
-#define LINNOS_IO_REDIRECTED	0x10	/* went to the other replica than its home */
+#define LINNOS_IO_PRED_SLOW	LINNOS_ROUTE_PRED_SLOW	/* ... and predicted it slow */
+#define LINNOS_IO_REDIRECTED	LINNOS_ROUTE_REDIRECT	/* went to the other replica */
 #define LINNOS_IO_GPU		0x20	/* predicted on the GPU side */
+#define LINNOS_IO_PROBE		LINNOS_ROUTE_PROBE	/* predicted slow, sent home to probe */
 
 extern struct workqueue_struct *linnos_wq;
 

@@ -6,8 +6,6 @@
 . /lib/lake/linnos.sh
 say() { echo "demo: $*"; }
 secs=${lake_demo_secs:-15}
-# One job: on one guest CPU, more would mostly measure the scheduler.
-LIN_JOBS=1
 stats=/sys/kernel/debug/lake/lakelib_stats
 
 linnos_up 3000 mode=off model=linnos/linnos_nn.lnw || { say "setup failed"; exit 1; }
@@ -15,7 +13,7 @@ dd if=/dev/urandom of=/dev/mapper/lin bs=1M count=16 oflag=direct 2> /dev/null
 
 # run LABEL MODE: one fio run in MODE; its row of the table into /tmp/rows.
 run() {
-	dmsetup message lin 0 mode "$2" && dmsetup message lin 0 reset || return 1
+	dmsetup message lin 0 mode "$2" && dmsetup message lin 0 reset && lin_slow_reset 1 || return 1
 	lin_fio "$secs" --output=/tmp/fio-$2.out > /dev/null 2>&1 || say "fio failed in mode $2"
 	dmsetup status lin | cut -d' ' -f4- | tr ' ' '\n' | awk -v label="$1" '
 		NR % 2 == 1 { k = $0; next } { v[k] = $0 }

@@ -4,7 +4,9 @@
 M=/lib/lake
 LIN_SECTORS=32768
 
-# linnos_up SLOW_US [TABLE OPTIONS...]: lake's modules too.
+# linnos_up SLOW_US [TABLE OPTIONS...]: lake's modules too. lake_slow's
+# other knobs come from LIN_SLOW_ARGS (its defaults: bursts of 20-60 ms on
+# one replica at a time, 3% of the time).
 linnos_up() {
 	insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko timeout_ms=2000 &&
 		linnos_dm_up "$@"
@@ -16,7 +18,7 @@ linnos_dm_up() {
 	shift
 	insmod $M/kernel/dm-mod.ko &&
 		insmod $M/kernel/brd.ko rd_nr=2 rd_size=$((LIN_SECTORS / 2)) &&
-		insmod $M/lake_slowdisk.ko slow_us="$_slow" && insmod $M/lake_linnos.ko &&
+		insmod $M/lake_slowdisk.ko slow_us="$_slow" ${LIN_SLOW_ARGS:-} && insmod $M/lake_linnos.ko &&
 		dmsetup create slow0 --table "0 $LIN_SECTORS lake_slow /dev/ram0 0" &&
 		dmsetup create slow1 --table "0 $LIN_SECTORS lake_slow /dev/ram1 1" &&
 		dmsetup mknodes &&
@@ -25,15 +27,26 @@ linnos_dm_up() {
 		dmsetup mknodes
 }
 
+# lin_slow_reset SEED: restart lake_slow's schedule from SEED, counters zeroed.
+lin_slow_reset() {
+	echo "$1" > /sys/module/lake_slowdisk/parameters/seed &&
+		dmsetup message slow0 0 reset && dmsetup message slow1 0 reset
+}
+
 # The value after KEY in `dmsetup status lin`.
 lin_stat() { dmsetup status lin | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
 
-# lin_fio SECONDS [FIO OPTIONS...]: 4 KiB random reads with 5% writes,
-# LIN_JOBS jobs (4).
+# lin_fio SECONDS [FIO OPTIONS...]: the demo's workload, open-loop: 4 KiB
+# random reads at LIN_RATE a second (2000) and writes at a 19th of that,
+# both with Poisson arrivals from seed LIN_SEED (1), libaio at up to
+# LIN_DEPTH (32) in flight. Every mode is offered the same I/O whatever its
+# speed; a closed loop would offer fewer reads to a slower one.
 lin_fio() {
 	_t=$1
 	shift
+	_r=${LIN_RATE:-2000}
 	fio --name=lin --filename=/dev/mapper/lin --rw=randrw --rwmixread=95 --bs=4k \
-		--direct=1 --ioengine=psync --numjobs="${LIN_JOBS:-4}" --time_based --runtime="$_t" \
-		--group_reporting "$@"
+		--direct=1 --ioengine=libaio --iodepth="${LIN_DEPTH:-32}" \
+		--rate_iops="$_r,$((_r / 19))" --rate_process=poisson --randseed="${LIN_SEED:-1}" \
+		--time_based --runtime="$_t" --group_reporting "$@"
 }

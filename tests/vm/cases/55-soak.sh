@@ -40,7 +40,7 @@ check soak.insmod_lake sh -c "insmod $M/lakeshm.ko size_mib=32 && insmod $M/lake
 live0=$(shm_of live_allocs)
 ctx0=$(stat_of ctx_threads)
 check soak.insmod_selftest insmod $M/lake_soak_selftest.ko
-check soak.insmod_linnos sh -c "insmod $M/lake_slowdisk.ko slow_us=2000 && insmod $M/lake_linnos.ko"
+check soak.insmod_linnos sh -c "insmod $M/lake_slowdisk.ko slow_us=2000 slow_pct=50 burst_max_ms=200 && insmod $M/lake_linnos.ko"
 check soak.replicas sh -c \
 	"dmsetup create slow0 --table '0 $SECTORS lake_slow /dev/ram0 0' &&
 	 dmsetup create slow1 --table '0 $SECTORS lake_slow /dev/ram1 1' && dmsetup mknodes"

@@ -6,14 +6,23 @@
  *
  *	dmsetup create NAME --table "0 SECTORS lake_slow /dev/DEV INDEX"
  *
- * Time is cut into epochs of random length (epoch_min_ms..epoch_max_ms).
- * In slow_pct percent of them one index, drawn at random, is slow: every
- * I/O to a target with that index waits slow_us (+-50%) before it goes to
- * the device; otherwise nobody is slow. One schedule serves every target,
- * so with two targets (indices 0 and 1) the slow periods move between them
- * and never hit both at once. The wait is an hrtimer that hands the bio to
- * a workqueue, which submits it: latency is added, not queued behind other
- * I/O. Parameters are writable at run time.
+ * One schedule serves every target: quiet gaps and bursts alternate. A
+ * burst lasts burst_min_ms..burst_max_ms and hits one index (drawn at
+ * random, or only_index); the gaps are drawn so that bursts fill slow_pct
+ * percent of the time on average. During a burst every I/O to a target with
+ * that index waits slow_us (+-50%) before it goes to the device, so with two
+ * targets (indices 0 and 1) the slow periods move between them and never
+ * hit both at once. The wait is an hrtimer that hands the bio to a
+ * workqueue, which submits it: latency is added, not queued behind other
+ * I/O.
+ *
+ * Repeatable: the schedule is a function of `seed` and of the time since
+ * the seed was last written (its own generator, not the kernel's random
+ * pool), so writing the seed restarts it and runs that write the same seed
+ * see the same bursts at the same offsets. Status is "ios N delayed N
+ * bursts N": the I/Os this target passed and delayed (the ground truth of
+ * slow I/O) and the bursts the schedule has started; the message "reset"
+ * zeroes this target's counters. Parameters are writable at run time.
  */
 #include <linux/device-mapper.h>
 #include <linux/hrtimer.h>
@@ -22,22 +31,32 @@
 #include <linux/workqueue.h>
 
 #define DM_MSG_PREFIX "lake_slow"
+/* Past this many epochs behind (a long idle spell), the schedule restarts at now. */
+#define MAX_CATCH_UP		10000
 
 static unsigned int slow_us = 3000;
 module_param(slow_us, uint, 0644);
-MODULE_PARM_DESC(slow_us, "extra latency of an I/O to the slow index (us)");
-static unsigned int slow_pct = 50;
+MODULE_PARM_DESC(slow_us, "extra latency of an I/O to the index in a burst (us, +-50%)");
+static unsigned int slow_pct = 3;
 module_param(slow_pct, uint, 0644);
-MODULE_PARM_DESC(slow_pct, "percent of epochs with a slow index (0..100)");
-static unsigned int epoch_min_ms = 20;
-module_param(epoch_min_ms, uint, 0644);
-static unsigned int epoch_max_ms = 200;
-module_param(epoch_max_ms, uint, 0644);
+MODULE_PARM_DESC(slow_pct, "percent of the time in a burst (0..100)");
+static unsigned int burst_min_ms = 20;
+module_param(burst_min_ms, uint, 0644);
+static unsigned int burst_max_ms = 60;
+module_param(burst_max_ms, uint, 0644);
+static int only_index = -1;
+module_param(only_index, int, 0644);
+MODULE_PARM_DESC(only_index, "the index every burst hits (-1: drawn per burst)");
 
 static DEFINE_SPINLOCK(sched_lock);
+static u64 rng;			/* splitmix64 state, under sched_lock */
 static u64 epoch_end_ns;
+static bool in_burst;
 static int slow_index = -1;
+static atomic64_t bursts;
 static struct workqueue_struct *slow_wq;
+
+static unsigned int seed = 1;
 
 struct slow_target {
 	struct dm_dev *dev;
@@ -51,21 +70,88 @@ struct slow_io {
 	struct bio *bio;
 };
 
+static void sched_restart_locked(u64 now)
+{
+	rng = seed;
+	epoch_end_ns = now;
+	in_burst = true;	/* so that the first epoch drawn is a gap */
+	slow_index = -1;
+}
+
+static int seed_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int ret = param_set_uint(val, kp);
+
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&sched_lock, flags);
+	sched_restart_locked(ktime_get_ns());
+	spin_unlock_irqrestore(&sched_lock, flags);
+	atomic64_set(&bursts, 0);
+	return 0;
+}
+
+static const struct kernel_param_ops seed_ops = {
+	.set = seed_set,
+	.get = param_get_uint,
+};
+module_param_cb(seed, &seed_ops, &seed, 0644);
+MODULE_PARM_DESC(seed, "the schedule's seed; writing it restarts the schedule");
+
+static u64 next_rand(void)
+{
+	u64 z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in lo..hi (inclusive). */
+static u64 draw(u64 lo, u64 hi)
+{
+	return hi > lo ? lo + next_rand() % (hi - lo + 1) : lo;
+}
+
+/* Move the schedule on to @now: end the epochs that are over. */
+static void sched_advance_locked(u64 now, u32 pct)
+{
+	u64 lo = max(1U, READ_ONCE(burst_min_ms)) * NSEC_PER_MSEC;
+	u64 hi = max_t(u64, lo, (u64)READ_ONCE(burst_max_ms) * NSEC_PER_MSEC);
+	int only = READ_ONCE(only_index), n = 0;
+	u64 gap;
+
+	while (now >= epoch_end_ns) {
+		if (++n > MAX_CATCH_UP) {
+			epoch_end_ns = now;
+			n = 0;
+		}
+		if (in_burst) {
+			in_burst = false;
+			slow_index = -1;
+			/* Mean gap = mean burst x (100 - pct) / pct. */
+			gap = div_u64((lo + hi) * (100 - pct), pct);
+			epoch_end_ns += draw(0, gap);
+		} else {
+			in_burst = true;
+			slow_index = only == 0 || only == 1 ? only : (int)(next_rand() & 1);
+			epoch_end_ns += draw(lo, hi);
+			atomic64_inc(&bursts);
+		}
+	}
+}
+
 static bool is_slow(int index)
 {
-	u64 now = ktime_get_ns();
+	u32 pct = min(100U, READ_ONCE(slow_pct));
 	unsigned long flags;
-	u32 lo, hi;
 	bool slow;
 
+	if (!pct)
+		return false;
 	spin_lock_irqsave(&sched_lock, flags);
-	if (now >= epoch_end_ns) {
-		lo = READ_ONCE(epoch_min_ms);
-		hi = max(lo, READ_ONCE(epoch_max_ms));
-		epoch_end_ns = now + (u64)(lo + get_random_u32_below(hi - lo + 1)) * NSEC_PER_MSEC;
-		slow_index = get_random_u32_below(100) < READ_ONCE(slow_pct) ?
-			     (int)get_random_u32_below(2) : -1;
-	}
+	sched_advance_locked(ktime_get_ns(), pct);
 	slow = slow_index == index;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return slow;
@@ -114,8 +200,8 @@ static void slow_status(struct dm_target *ti, status_type_t type,
 	unsigned int sz = 0;
 
 	if (type == STATUSTYPE_INFO)
-		DMEMIT("ios %lld delayed %lld", atomic64_read(&st->ios),
-		       atomic64_read(&st->delayed));
+		DMEMIT("ios %lld delayed %lld bursts %lld", atomic64_read(&st->ios),
+		       atomic64_read(&st->delayed), atomic64_read(&bursts));
 	else if (type == STATUSTYPE_TABLE)
 		DMEMIT("%s %d", st->dev->name, st->index);
 	else if (maxlen)
@@ -153,6 +239,20 @@ err:
 	return ret;
 }
 
+static int slow_message(struct dm_target *ti, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	struct slow_target *st = ti->private;
+
+	if (argc == 1 && !strcmp(argv[0], "reset")) {
+		atomic64_set(&st->ios, 0);
+		atomic64_set(&st->delayed, 0);
+		return 0;
+	}
+	DMERR("unknown message (reset)");
+	return -EINVAL;
+}
+
 static void slow_dtr(struct dm_target *ti)
 {
 	struct slow_target *st = ti->private;
@@ -171,12 +271,13 @@ static int slow_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn
 
 static struct target_type slow_target_type = {
 	.name = "lake_slow",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = slow_ctr,
 	.dtr = slow_dtr,
 	.map = slow_map,
 	.status = slow_status,
+	.message = slow_message,
 	.iterate_devices = slow_iterate_devices,
 };
 
@@ -184,6 +285,7 @@ static int __init slow_init(void)
 {
 	int ret;
 
+	sched_restart_locked(ktime_get_ns());
 	slow_wq = alloc_workqueue("lake_slow", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!slow_wq)
 		return -ENOMEM;
