@@ -477,7 +477,6 @@ static int linnos_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_KILL;
 
 	io->flags = LINNOS_IO_READ;
-	io->lt = lt;
 	io->map_ns = ktime_get_ns();
 	io->iter = bio->bi_iter;
 	io->bi_flags = bio->bi_flags;
