@@ -8,8 +8,24 @@
  *	dmsetup create NAME --table \
  *	  "0 SECTORS linnos /dev/PRIMARY /dev/REPLICA [mode=M] [threshold=US] [model=FILE]"
  *
- * Writes are cloned to both replicas and complete when both have (with an
- * error if either failed). Flushes go to both. Discards are not supported.
+ * The replicas (legs), as a user of dm-raid1 expects of a mirror:
+ * - A write goes to both legs (dm's bio to one, one clone to the other) and
+ *   completes when both have. It succeeds when it reached at least one
+ *   healthy leg, and fails when no healthy leg took it (a write that
+ *   fails on both leaves its range undefined on each, as any failed write).
+ * - A leg that fails a write the other leg took is failed: from then on no
+ *   read goes there and writes skip it, dm_table_event() is raised, the log
+ *   says so, and status shows it (legs AD: A alive, D failed). The last
+ *   healthy leg is never failed (a write it loses fails instead), so the
+ *   legs never silently differ. A failed leg stays failed until the table
+ *   is reloaded: there is no resync, the user copies the data back.
+ * - A read that fails is retried once on the other leg, if that one is
+ *   healthy; only when both fail does the reader see the error. A read
+ *   error does not fail the leg (its copy is not known to be stale). The
+ *   failed read's latency enters no history. With one leg failed there is
+ *   nothing to choose: every read goes to the other, unpredicted.
+ * - Flushes go to both healthy legs. Discards are not supported.
+ * I/O is split at 4 KiB (max_io_len): each read has one home, below.
  *
  * Homes. Each read has a home replica, alternating in 4 KiB stripes of
  * the target (PRIMARY holds the even stripes' home, REPLICA the odd), so
@@ -89,8 +105,7 @@
  * dmsetup status (one line), and debugfs lake/linnos/NAME/status (detail),
  * trace (the exporter, CSV) and bench (per-batch times on each side).
  *
- * Limits. Two replicas, no resync: a replica that misses a write (an error)
- * stays different, and the write's error says so. The pending count is of
+ * Limits. Two replicas, no resync (above). The pending count is of
  * this target's I/O only, not of other users of the replica. Features are
  * taken when the read is mapped, while the trace records the history at
  * issue; on the inline path those are the same moment. A GPU batch sleeps in
@@ -208,7 +223,17 @@ static void issue(struct linnos_target *lt, struct bio *bio, struct linnos_io *i
 	unsigned long flags;
 	u32 pending;
 
+	/*
+	 * Never to a failed leg; one may have failed since the read was routed.
+	 * At most one leg is failed, so the other is healthy.
+	 */
+	if (!linnos_leg_ok(lt, d)) {
+		d = !d;
+		dv = &lt->dev[d];
+		io->flags &= ~(LINNOS_IO_PREDICTED | LINNOS_IO_PRED_SLOW);
+	}
 	io->dev = d;
+	atomic64_inc(&lt->st.leg_reads[d]);
 	bio_set_dev(bio, dv->dm->bdev);
 	spin_lock_irqsave(&dv->lock, flags);
 	pending = atomic_inc_return(&dv->pending) - 1;
@@ -285,47 +310,173 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 	return d;
 }
 
+/*
+ * The other leg's copy of a write completed: its status goes in the per-bio
+ * data, and dm's bio (held by bio_inc_remaining() in map_write) completes
+ * when both have; linnos_end_io() then sees both legs' statuses.
+ */
 static void write_clone_end(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
 	struct linnos_io *io = dm_per_bio_data(bio, sizeof(*io));
-	struct linnos_target *lt = io->lt;
 
-	atomic_dec(&lt->dev[clone->bi_bdev == lt->dev[0].dm->bdev ? 0 : 1].pending);
-	if (clone->bi_status)
-		io->error = clone->bi_status;
+	atomic_dec(&io->lt->dev[!io->dev].pending);
+	io->error = clone->bi_status;
 	bio_put(clone);
-	if (atomic_dec_and_test(&io->remaining)) {
-		bio->bi_status = io->error;
-		bio_endio(bio);
-	}
+	bio_endio(bio);
 }
 
+/*
+ * dm's bio goes to the first healthy leg, one clone to the other if it is
+ * healthy too. One bio from the set per write, submitted before map()
+ * returns (so before dm maps the next piece), keeps the pool's progress.
+ */
 static int map_write(struct linnos_target *lt, struct bio *bio, struct linnos_io *io)
 {
-	struct bio *clone[LINNOS_NR_DEVS];
-	int d;
+	u8 a = linnos_leg_ok(lt, 0) ? 0 : 1;
+	struct bio *clone;
 
 	io->flags = LINNOS_IO_WRITE;
+	io->lt = lt;
+	io->dev = a;
 	io->error = BLK_STS_OK;
 	atomic64_inc(&lt->st.writes);
-	for (d = 0; d < LINNOS_NR_DEVS; d++) {
-		clone[d] = bio_alloc_clone(lt->dev[d].dm->bdev, bio, GFP_NOIO, &lt->bs);
-		if (!clone[d]) {
-			if (d)
-				bio_put(clone[0]);
+	if (linnos_leg_ok(lt, !a)) {
+		clone = bio_alloc_clone(lt->dev[!a].dm->bdev, bio, GFP_NOIO, &lt->bs);
+		if (!clone)
 			return DM_MAPIO_KILL;
-		}
-		clone[d]->bi_end_io = write_clone_end;
-		clone[d]->bi_private = bio;
+		bio_clear_polled(clone);	/* dm polls its own bio, not this one */
+		clone->bi_end_io = write_clone_end;
+		clone->bi_private = bio;
+		io->flags |= LINNOS_IO_CLONED;
+		bio_inc_remaining(bio);
+		atomic_inc(&lt->dev[!a].pending);
+		submit_bio_noacct(clone);
 	}
-	io->lt = lt;
-	atomic_set(&io->remaining, LINNOS_NR_DEVS);
+	atomic_inc(&lt->dev[a].pending);
+	bio_set_dev(bio, lt->dev[a].dm->bdev);
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * Leg @d lost a write the other leg took: fail it, unless the other has
+ * failed already (the last leg is never failed: a write it loses fails).
+ */
+static void fail_leg(struct linnos_target *lt, u8 d)
+{
+	unsigned long flags;
+	bool now = false;
+
+	spin_lock_irqsave(&lt->fail_lock, flags);
+	if (!lt->dev[d].failed && !lt->dev[!d].failed) {
+		WRITE_ONCE(lt->dev[d].failed, true);
+		now = true;
+	}
+	spin_unlock_irqrestore(&lt->fail_lock, flags);
+	if (!now)
+		return;
+	DMERR("%s: leg %u (%s) failed: a write to it failed; reads and writes skip it until the table is reloaded (no resync)",
+	      lt->fb_name, d, lt->dev[d].dm->name);
+	queue_work(linnos_wq, &lt->event_work);
+}
+
+/* dm_table_event() takes a mutex: process context. */
+static void linnos_event_work(struct work_struct *w)
+{
+	struct linnos_target *lt = container_of(w, struct linnos_target, event_work);
+
+	dm_table_event(lt->ti->table);
+}
+
+/*
+ * A write's completion, with dm's bio's status in *error and the clone's
+ * in io->error: it succeeds when it reached a leg that is healthy now.
+ */
+static int write_end(struct linnos_target *lt, struct linnos_io *io, blk_status_t *error)
+{
+	blk_status_t st[LINNOS_NR_DEVS];
+	bool sent[LINNOS_NR_DEVS] = { false, false };
+	bool ok = false;
+	u8 d;
+
+	atomic_dec(&lt->dev[io->dev].pending);
+	sent[io->dev] = true;
+	st[io->dev] = *error;
+	if (io->flags & LINNOS_IO_CLONED) {
+		sent[!io->dev] = true;
+		st[!io->dev] = io->error;
+	}
 	for (d = 0; d < LINNOS_NR_DEVS; d++) {
-		atomic_inc(&lt->dev[d].pending);
-		submit_bio_noacct(clone[d]);
+		if (!sent[d] || st[d] == BLK_STS_OK)
+			continue;
+		atomic64_inc(&lt->st.write_errors);
+		atomic64_inc(&lt->st.leg_write_errors[d]);
+		if (sent[!d] && st[!d] == BLK_STS_OK)
+			fail_leg(lt, d);
 	}
-	return DM_MAPIO_SUBMITTED;
+	for (d = 0; d < LINNOS_NR_DEVS; d++)
+		if (sent[d] && st[d] == BLK_STS_OK && linnos_leg_ok(lt, d))
+			ok = true;
+	if (ok)
+		*error = BLK_STS_OK;
+	else if (*error == BLK_STS_OK)
+		*error = io->error != BLK_STS_OK ? io->error : BLK_STS_IOERR;
+	return DM_ENDIO_DONE;
+}
+
+/*
+ * A read that failed: its latency says nothing of the leg's speed, so it
+ * enters neither history nor registry. It goes once to the other leg if
+ * that one is healthy, from the retry worker (end_io may run in interrupt).
+ */
+static int read_error(struct linnos_target *lt, struct bio *bio, struct linnos_io *io)
+{
+	struct linnos_dev *dv = &lt->dev[io->dev];
+	unsigned long flags;
+
+	spin_lock_irqsave(&dv->lock, flags);
+	atomic_dec(&dv->pending);
+	if (io->vec)
+		lake_features_abort(dv->reg, io->vec);
+	spin_unlock_irqrestore(&dv->lock, flags);
+	io->vec = NULL;
+	atomic64_inc(&lt->st.leg_read_errors[io->dev]);
+	if ((io->flags & LINNOS_IO_RETRIED) || !linnos_leg_ok(lt, !io->dev)) {
+		atomic64_inc(&lt->st.read_failed);
+		return DM_ENDIO_DONE;
+	}
+	io->flags |= LINNOS_IO_RETRIED;
+	io->flags &= ~(LINNOS_IO_PREDICTED | LINNOS_IO_PRED_SLOW);
+	spin_lock_irqsave(&lt->retry_lock, flags);
+	bio_list_add(&lt->retries, bio);
+	spin_unlock_irqrestore(&lt->retry_lock, flags);
+	queue_work(linnos_wq, &lt->retry_work);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+/* Failed reads, restored as mapped, to the leg they have not tried. */
+static void linnos_retry_work(struct work_struct *w)
+{
+	struct linnos_target *lt = container_of(w, struct linnos_target, retry_work);
+	struct bio_list list;
+	unsigned long flags;
+	struct bio *bio;
+
+	spin_lock_irqsave(&lt->retry_lock, flags);
+	list = lt->retries;
+	bio_list_init(&lt->retries);
+	spin_unlock_irqrestore(&lt->retry_lock, flags);
+	while ((bio = bio_list_pop(&list))) {
+		struct linnos_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+		bio->bi_iter = io->iter;
+		bio->bi_flags = io->bi_flags;
+		bio->bi_status = BLK_STS_OK;
+		bio_clear_polled(bio);
+		atomic64_inc(&lt->st.retried);
+		issue(lt, bio, io, !io->dev);
+		submit_bio_noacct(bio);
+	}
 }
 
 static int linnos_map(struct dm_target *ti, struct bio *bio)
@@ -335,12 +486,15 @@ static int linnos_map(struct dm_target *ti, struct bio *bio)
 	const struct linnos_model *m;
 	unsigned long flags;
 	int mode;
+	u8 d;
 
 	io->flags = 0;
 	io->vec = NULL;
 	if (!bio_sectors(bio)) {
 		/* Empty flushes: dm sends one per replica (num_flush_bios). */
-		bio_set_dev(bio, lt->dev[dm_bio_get_target_bio_nr(bio) % LINNOS_NR_DEVS].dm->bdev);
+		d = dm_bio_get_target_bio_nr(bio) % LINNOS_NR_DEVS;
+		/* A failed leg's goes to the other leg: nothing is written there. */
+		bio_set_dev(bio, lt->dev[linnos_leg_ok(lt, d) ? d : !d].dm->bdev);
 		return DM_MAPIO_REMAPPED;
 	}
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
@@ -351,9 +505,14 @@ static int linnos_map(struct dm_target *ti, struct bio *bio)
 
 	io->flags = LINNOS_IO_READ;
 	io->map_ns = ktime_get_ns();
+	io->iter = bio->bi_iter;
+	io->bi_flags = bio->bi_flags;
 	io->home = (bio->bi_iter.bi_sector >> LINNOS_STRIPE_SHIFT) & 1;
 	atomic64_inc(&lt->st.reads);
 	mode = READ_ONCE(lt->mode);
+	/* One healthy leg left: nothing to choose, and issue() picks it. */
+	if (!linnos_leg_ok(lt, 0) || !linnos_leg_ok(lt, 1))
+		mode = LINNOS_MODE_OFF;
 	if (mode == LINNOS_MODE_AUTO || mode == LINNOS_MODE_GPU) {
 		rcu_read_lock();
 		m = rcu_dereference(lt->model);
@@ -446,6 +605,7 @@ static void linnos_work(struct work_struct *w)
 
 			issue(lt, bios[i], io, m ? route(lt, io, &slow[2 * i], slow[2 * i] &&
 						       take_probe(&lt->dev[io->home])) : io->home);
+			bio_clear_polled(bios[i]);
 			submit_bio_noacct(bios[i]);
 		}
 	}
@@ -462,8 +622,12 @@ static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *er
 	u32 us, route_bits;
 	bool slow;
 
+	if (io->flags & LINNOS_IO_WRITE)
+		return write_end(lt, io, error);
 	if (!(io->flags & LINNOS_IO_READ))
 		return DM_ENDIO_DONE;
+	if (*error)
+		return read_error(lt, bio, io);
 	ns = ktime_get_ns() - io->start_ns;
 	us = min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
 	dv = &lt->dev[io->dev];
@@ -479,10 +643,7 @@ static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *er
 		lake_features_capture(dv->reg, io->vec, LINNOS_F_LATENCY, &us, sizeof(us));
 		lake_features_capture(dv->reg, io->vec, LINNOS_F_ROUTE, &route_bits,
 				      sizeof(route_bits));
-		if (*error)
-			lake_features_abort(dv->reg, io->vec);
-		else
-			lake_features_commit(dv->reg, io->vec);
+		lake_features_commit(dv->reg, io->vec);
 	}
 	spin_unlock_irqrestore(&dv->lock, flags);
 
@@ -667,6 +828,8 @@ static void linnos_dtr(struct dm_target *ti)
 	struct linnos_target *lt = ti->private;
 
 	flush_work(&lt->work);
+	flush_work(&lt->retry_work);
+	flush_work(&lt->event_work);
 	linnos_debugfs_remove(lt);
 	mutex_lock(&lt->model_lock);
 	linnos_gpu_release(&lt->gpu);
@@ -704,6 +867,11 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	spin_lock_init(&lt->qlock);
 	bio_list_init(&lt->queue);
 	INIT_WORK(&lt->work, linnos_work);
+	spin_lock_init(&lt->fail_lock);
+	INIT_WORK(&lt->event_work, linnos_event_work);
+	spin_lock_init(&lt->retry_lock);
+	bio_list_init(&lt->retries);
+	INIT_WORK(&lt->retry_work, linnos_retry_work);
 	RCU_INIT_POINTER(lt->model, NULL);
 	strscpy(lt->model_name, "none", sizeof(lt->model_name));
 
@@ -736,6 +904,12 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ret = set_model(lt, o.model);
 	if (ret) {
 		ti->error = "cannot load the model (see the log)";
+		goto err_fb;
+	}
+	/* Every piece a read is split into has one home, and 4 KiB histories. */
+	ret = dm_set_target_max_io_len(ti, 1 << LINNOS_STRIPE_SHIFT);
+	if (ret) {
+		ti->error = "cannot set max_io_len";
 		goto err_fb;
 	}
 	ti->num_flush_bios = LINNOS_NR_DEVS;

@@ -39,6 +39,7 @@
 
 #define TRACE_BATCH	32
 #define TRACE_LINE_MAX	128
+#define STATUS_LINE_MAX	2048
 
 static struct dentry *linnos_dir;
 
@@ -124,6 +125,7 @@ void linnos_status_line(struct linnos_target *lt, char *result, unsigned int max
 	unsigned int sz = 0;
 	u64 p[3];
 	u32 acc = accuracy(st);
+	int d;
 
 	percentiles(st, pm, p, 3);
 	DMEMIT("reads %lld writes %lld predicted %lld predicted_slow %lld redirected %lld both_slow %lld probes %lld ",
@@ -139,6 +141,16 @@ void linnos_status_line(struct linnos_target *lt, char *result, unsigned int max
 	       atomic64_read(&st->cpu_inferences), atomic64_read(&st->gpu_inferences),
 	       avg(&st->cpu_ns, &st->cpu_inferences), avg(&st->gpu_ns, &st->gpu_inferences),
 	       atomic64_read(&st->gpu_batches), atomic64_read(&st->gpu_failures));
+	/* The legs as dm-raid1 shows them: A alive, D dead (failed). */
+	DMEMIT("legs %c%c retried %lld read_failed %lld write_errors %lld ",
+	       linnos_leg_ok(lt, 0) ? 'A' : 'D', linnos_leg_ok(lt, 1) ? 'A' : 'D',
+	       atomic64_read(&st->retried), atomic64_read(&st->read_failed),
+	       atomic64_read(&st->write_errors));
+	for (d = 0; d < LINNOS_NR_DEVS; d++)
+		DMEMIT("leg%d_reads %lld leg%d_read_errors %lld leg%d_write_errors %lld ",
+		       d, atomic64_read(&st->leg_reads[d]), d,
+		       atomic64_read(&st->leg_read_errors[d]), d,
+		       atomic64_read(&st->leg_write_errors[d]));
 	DMEMIT("p50_us %llu p99_us %llu p999_us %llu mode %s threshold_us %u",
 	       p[0], p[1], p[2], linnos_mode_name(READ_ONCE(lt->mode)),
 	       READ_ONCE(lt->threshold_us));
@@ -147,14 +159,14 @@ void linnos_status_line(struct linnos_target *lt, char *result, unsigned int max
 static int status_show(struct seq_file *sf, void *unused)
 {
 	struct linnos_target *lt = sf->private;
-	char *line = kmalloc(1024, GFP_KERNEL);
+	char *line = kmalloc(STATUS_LINE_MAX, GFP_KERNEL);
 	char *s, *tok;
 	u64 c;
 	int i;
 
 	if (!line)
 		return -ENOMEM;
-	linnos_status_line(lt, line, 1024);
+	linnos_status_line(lt, line, STATUS_LINE_MAX);
 	/* "key value key value ..." -> one "key value" per line */
 	for (s = line, i = 0; (tok = strsep(&s, " ")); i++)
 		seq_printf(sf, "%s%s", tok, i % 2 ? "\n" : " ");
@@ -162,8 +174,8 @@ static int status_show(struct seq_file *sf, void *unused)
 	mutex_lock(&lt->model_lock);
 	seq_printf(sf, "model %s\n", lt->model_name);
 	mutex_unlock(&lt->model_lock);
-	seq_printf(sf, "write_errors %lld\nworker_batches %lld\npolicy %s\nregistries %s %s\n",
-		   atomic64_read(&lt->st.write_errors), atomic64_read(&lt->st.worker_batches),
+	seq_printf(sf, "worker_batches %lld\npolicy %s\nregistries %s %s\n",
+		   atomic64_read(&lt->st.worker_batches),
 		   lt->fb_name, lt->dev[0].reg_name, lt->dev[1].reg_name);
 	seq_printf(sf, "pending %d %d\n", atomic_read(&lt->dev[0].pending),
 		   atomic_read(&lt->dev[1].pending));

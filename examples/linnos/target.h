@@ -42,6 +42,7 @@ struct linnos_dev {
 	spinlock_t lock;		/* leg, pending snapshot, registry order */
 	struct linnos_leg leg;		/* history and probe clock (route.h) */
 	atomic_t pending;
+	bool failed;			/* a write failed here: READ_ONCE, linnos_leg_ok() */
 	struct lake_features *reg;
 	char reg_name[32];
 	u64 trace_seq;			/* last record exported (stats.c) */
@@ -54,6 +55,9 @@ struct linnos_stats {
 	atomic64_t true_slow, true_fast, false_submit, false_revoke;
 	atomic64_t cpu_inferences, cpu_ns, gpu_inferences, gpu_ns;
 	atomic64_t gpu_batches, gpu_failures, worker_batches;
+	atomic64_t retried, read_failed;	/* reads sent to the other leg, reads failed */
+	atomic64_t leg_reads[LINNOS_NR_DEVS], leg_read_errors[LINNOS_NR_DEVS];
+	atomic64_t leg_write_errors[LINNOS_NR_DEVS];
 	atomic64_t hist[LINNOS_HIST_BUCKETS];
 };
 
@@ -83,6 +87,11 @@ struct linnos_target {
 	bool threshold_set;		/* by table or message */
 
 	struct bio_set bs;		/* write clones */
+	spinlock_t fail_lock;		/* marking a leg failed */
+	struct work_struct event_work;	/* dm_table_event() after a leg failed */
+	spinlock_t retry_lock;
+	struct bio_list retries;	/* failed reads for the other leg */
+	struct work_struct retry_work;
 
 	struct lake_fallback *fb;
 	char fb_name[20];		/* "linnosN": the policy's name */
@@ -109,13 +118,14 @@ struct linnos_io {
 	u64 map_ns;			/* reads: when map() saw it */
 	u64 start_ns;			/* when it went to a replica */
 	struct lake_reg_vec *vec;
+	struct bvec_iter iter;		/* reads: as mapped, for a retry */
+	unsigned short bi_flags;
 	u32 pending_at_issue;
 	u32 flags;
-	atomic_t remaining;		/* writes: clones not yet completed */
-	blk_status_t error;
+	blk_status_t error;		/* writes: the clone's (the other leg's) status */
 	u8 in[LINNOS_NR_DEVS][LINNOS_INPUTS];	/* [0] home, [1] the other */
 	u8 home;			/* the replica a read goes to unless predicted slow */
-	u8 dev;				/* where it went */
+	u8 dev;				/* where it went (a write: dm's bio; its clone: !dev) */
 };
 
 #define LINNOS_IO_READ		0x01
@@ -125,6 +135,15 @@ struct linnos_io {
 #define LINNOS_IO_REDIRECTED	LINNOS_ROUTE_REDIRECT	/* went to the other replica */
 #define LINNOS_IO_GPU		0x20	/* predicted on the GPU side */
 #define LINNOS_IO_PROBE		LINNOS_ROUTE_PROBE	/* predicted slow, sent home to probe */
+/* 0x80: LINNOS_ROUTE_BOTH_SLOW */
+#define LINNOS_IO_RETRIED	0x100	/* a read that failed once, sent to the other leg */
+#define LINNOS_IO_CLONED	0x200	/* a write with a clone for the other leg */
+
+/* Not failed: a leg that reads may go to and writes are sent to. */
+static inline bool linnos_leg_ok(const struct linnos_target *lt, u8 d)
+{
+	return !READ_ONCE(lt->dev[d].failed);
+}
 
 extern struct workqueue_struct *linnos_wq;
 
