@@ -96,11 +96,13 @@ $(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/vmtest.h
 unit_bin = $(BUILD)/unit/test_$(1)
 # A test may name its main file (UNIT_MAIN_x), compiler (UNIT_CC_x) and
 # sanitizers (UNIT_SAN_x): the pool test is built again for ThreadSanitizer.
+# Every unit build checks laked's lock assertions (laked/lockcheck.h).
 define unit_rule
 $(call unit_bin,$(1)): $$(or $$(UNIT_MAIN_$(1)),tests/unit/test_$(1).c) $$(UNIT_SRCS_$(1)) \
-		$$(wildcard include/lake/*.h)
+		$$(wildcard include/lake/*.h laked/*.h)
 	@mkdir -p $$(@D)
-	$$(or $$(UNIT_CC_$(1)),$$(CC)) $$(HOST_CFLAGS) $$(or $$(UNIT_SAN_$(1)),$$(SAN_FLAGS)) \
+	$$(or $$(UNIT_CC_$(1)),$$(CC)) $$(HOST_CFLAGS) -DLAKED_LOCK_CHECKS \
+		$$(or $$(UNIT_SAN_$(1)),$$(SAN_FLAGS)) \
 		$$(UNIT_CFLAGS_$(1)) $$< $$(UNIT_SRCS_$(1)) -lcmocka $$(UNIT_LIBS_$(1)) -o $$@
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))

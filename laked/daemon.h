@@ -41,6 +41,12 @@ void laked_nl_serve(struct laked_nl *nl, struct laked_pool *pool);
 int laked_nl_register(struct laked_nl *nl, const char *device);
 /* Tests: a receive buffer of about @bytes, so the kernel's sends find it full. */
 int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes);
+/*
+ * Tests: send another Generic Netlink family's admin command (taskstats'
+ * TASKSTATS_CMD_GET for pid 1) on the registered socket and log the
+ * kernel's answer; a laked with no capability gets EPERM.
+ */
+void laked_nl_test_foreign_admin(struct laked_nl *nl);
 int laked_nl_fd(const struct laked_nl *nl);
 /*
  * Serve the CALL messages waiting; 0, -ENOTCONN when the kernel no longer
@@ -70,14 +76,19 @@ struct laked_sandbox_cfg {
 	int module_dir_fd;	/* openat2 and reads beneath it only; -1: none */
 	int nl_fd;		/* the registered netlink socket */
 	int syslog_fd;		/* -1: logging to stderr */
+	bool allow_no_landlock;	/* run on without Landlock (--allow-no-landlock) */
+	int test_landlock_errno;	/* tests: Landlock fails with this errno */
 };
 
 /*
- * Drop to @cfg's user keeping CAP_NET_ADMIN only, then Landlock and the
+ * Drop to @cfg's user with no capability left, then Landlock and the
  * seccomp allowlist for @drv (sandbox.c's head comment lists them); 0 or
- * -errno (logged). Call it with no other thread started, but the driver's.
+ * -errno (logged), the layers in force logged. Call it with no other
+ * thread started, but the driver's.
  */
 int laked_sandbox_enter(const struct lake_driver *drv, const struct laked_sandbox_cfg *cfg);
+/* Every capability of this thread dropped (bounding set as far as it may); 0 or -errno. */
+int laked_drop_capabilities(void);
 
 /*
  * service.c: the configuration file, read into "--key=value" arguments that

@@ -78,7 +78,7 @@ int laked_init(struct laked **out, const struct laked_config *cfg)
 			  cfg->module_dir, strerrorname_np(errno));
 	d->region = cfg->region;
 	d->region_size = cfg->region_size;
-	pthread_mutex_init(&d->lock, NULL);
+	laked_mutex_init(&d->lock);
 	laked_handles_init(&d->handles, tag);
 	laked_exec_init(&d->self, NULL);
 	*out = d;

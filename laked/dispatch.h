@@ -17,6 +17,7 @@
 #include "laked/allocs.h"
 #include "laked/staging.h"
 #include "laked/log.h"
+#include "laked/lockcheck.h"
 
 /*
  * What one thread needs to run records: its replies, scratch space, and

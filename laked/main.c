@@ -38,7 +38,8 @@ struct options {
 	const char *user;
 	u32 load_period_ms;
 	int test_rcvbuf;
-	bool syslog, sandbox, sandbox_log, test_kill, verbose;
+	bool syslog, sandbox, sandbox_log, allow_no_landlock, test_kill, test_foreign_admin;
+	bool verbose;
 };
 
 enum {
@@ -50,7 +51,9 @@ enum {
 	OPT_FOREGROUND,
 	OPT_NO_SANDBOX,
 	OPT_SANDBOX_LOG,
+	OPT_ALLOW_NO_LANDLOCK,
 	OPT_TEST_KILL,
+	OPT_TEST_FOREIGN_ADMIN,
 	OPT_TEST_RCVBUF,
 	OPT_CONFIG,
 };
@@ -64,7 +67,9 @@ static const struct option longopts[] = {
 	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "sandbox-log", no_argument, NULL, OPT_SANDBOX_LOG },
+	{ "allow-no-landlock", no_argument, NULL, OPT_ALLOW_NO_LANDLOCK },
 	{ "test-seccomp-kill", no_argument, NULL, OPT_TEST_KILL },
+	{ "test-foreign-admin", no_argument, NULL, OPT_TEST_FOREIGN_ADMIN },
 	{ "test-rcvbuf", required_argument, NULL, OPT_TEST_RCVBUF },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -85,7 +90,11 @@ static const char usage[] =
 	"  --foreground             stay in the foreground (the default)\n"
 	"  --no-sandbox             no seccomp filter: debugging only\n"
 	"  --sandbox-log            log syscalls outside the allowlist instead of dying\n"
+	"  --allow-no-landlock      run even where Landlock is missing (files then\n"
+	"                           guarded by laked's user alone)\n"
 	"  --test-seccomp-kill      make a forbidden syscall once sandboxed (tests)\n"
+	"  --test-foreign-admin     once sandboxed, try another genl family's admin\n"
+	"                           command (TASKSTATS_CMD_GET) and log the answer (tests)\n"
 	"  --test-rcvbuf BYTES      a tiny netlink receive buffer, 1..65536 (tests)\n"
 	"  -v, --verbose            log every failed call\n"
 	"  -h, --help               this text\n"
@@ -145,8 +154,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_SANDBOX_LOG:
 			o->sandbox_log = true;
 			break;
+		case OPT_ALLOW_NO_LANDLOCK:
+			o->allow_no_landlock = true;
+			break;
 		case OPT_TEST_KILL:
 			o->test_kill = true;
+			break;
+		case OPT_TEST_FOREIGN_ADMIN:
+			o->test_foreign_admin = true;
 			break;
 		case OPT_TEST_RCVBUF:
 			errno = 0;
@@ -166,7 +181,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	/* The sandbox options mean nothing without the sandbox. */
-	if (optind == argc && (o->sandbox || (!o->test_kill && !o->sandbox_log)))
+	if (optind == argc &&
+	    (o->sandbox || (!o->test_kill && !o->sandbox_log && !o->allow_no_landlock)))
 		return 0;
 bad:
 	fputs(usage, stderr);
@@ -465,16 +481,22 @@ int main(int argc, char **argv)
 		sb.module_dir_fd = laked_module_dir_fd(d);
 		sb.nl_fd = laked_nl_fd(nl);
 		sb.syslog_fd = laked_log_syslog_fd();
+		sb.allow_no_landlock = o.allow_no_landlock;
 		if (!sb.uid)
 			sb.uid = geteuid();	/* not root: stays who it is */
 		if (laked_sandbox_enter(drv, &sb))
 			goto err_unregister;
-		laked_log(LOG_INFO, "sandboxed (uid %u, CAP_NET_ADMIN only, %s)", (unsigned int)sb.uid,
-			  o.sandbox_log ? "seccomp violations logged, no Landlock" :
-			  "Landlock, seccomp violations kill");
 	} else {
-		laked_log(LOG_WARNING, "running without the sandbox (--no-sandbox)");
+		/* Registered: lakelib asks no capability of laked from now on. */
+		ret = laked_drop_capabilities();
+		if (ret) {
+			laked_log(LOG_ERR, "dropping capabilities: %s", strerrorname_np(-ret));
+			goto err_unregister;
+		}
+		laked_log(LOG_WARNING, "running without the sandbox (--no-sandbox): no capabilities, but root's uid, no Landlock, no seccomp");
 	}
+	if (o.test_foreign_admin)
+		laked_nl_test_foreign_admin(nl);
 	if (o.test_kill) {
 		forbidden_syscall();
 		goto err_unregister;

@@ -268,6 +268,40 @@ int laked_nl_test_rcvbuf(struct laked_nl *nl, int bytes)
 	return 0;
 }
 
+/* taskstats' uapi (linux/taskstats.h), by value: its header is not needed otherwise. */
+#define TASKSTATS_FAMILY	"TASKSTATS"
+#define TASKSTATS_CMD_GET	1
+#define TASKSTATS_CMD_ATTR_PID	1
+
+void laked_nl_test_foreign_admin(struct laked_nl *nl)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(nl->sk), .events = POLLIN };
+	int own = nl->family, family, ret;
+	u32 pid = 1;
+
+	family = genl_ctrl_resolve(nl->sk, TASKSTATS_FAMILY);
+	if (family < 0) {
+		laked_log(LOG_ERR, "--test-foreign-admin: no %s family: %s", TASKSTATS_FAMILY,
+			  nl_geterror(family));
+		return;
+	}
+	nl->family = family;
+	ret = send_cmd(nl, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_PID, &pid, sizeof(pid),
+		       NLM_F_ACK, &nl->wait_seq);
+	nl->family = own;
+	if (ret)
+		return;
+	nl->waiting = true;
+	while (nl->waiting && !ret)
+		ret = poll(&pfd, 1, REGISTER_MS) > 0 ? laked_nl_receive(nl) : -ETIMEDOUT;
+	if (nl->waiting)
+		laked_log(LOG_ERR, "--test-foreign-admin: no answer: %s", strerrorname_np(-ret));
+	else
+		laked_log(LOG_INFO, "--test-foreign-admin: TASKSTATS_CMD_GET for pid 1 from the registered socket: %s",
+			  nl->wait_err ? strerrorname_np(-nl->wait_err) : "answered");
+	nl->waiting = false;
+}
+
 int laked_nl_open(struct laked_nl **out)
 {
 	struct laked_nl *nl;

@@ -6,16 +6,23 @@
  * so a hole in one is not a way out:
  *
  * 1. Identity. laked switches to its own user (--user, "laked") and keeps
- *    one capability, CAP_NET_ADMIN, in its effective set: lakelib's daemon
- *    commands carry GENL_ADMIN_PERM, which the kernel checks on every
- *    message against the sending task, so the replies and load reports
- *    need it. No other capability is kept (the bounding and ambient sets
- *    are emptied too): the region, the devices, the module directory and
- *    the socket were opened before, as root. As another user, laked can no
- *    longer read root's files (/etc/shadow) nor write them, and its
- *    /proc/PID stays root's (not dumpable), so nothing can ptrace it.
+ *    no capability at all: effective, permitted, inheritable, ambient and
+ *    bounding sets empty. Registering was the one step that needed
+ *    CAP_NET_ADMIN; lakelib knows the daemon by the socket that registered
+ *    and asks no capability for its other commands, so a CAP_NET_ADMIN kept
+ *    here would only reach other Generic Netlink families' admin commands
+ *    (seccomp can check the descriptor, not the family). The region, the
+ *    devices, the module directory and the socket were opened before, as
+ *    root. As another user, laked can no longer read root's files
+ *    (/etc/shadow) nor write them, and its /proc/PID stays root's (not
+ *    dumpable), so nothing can ptrace it. --no-sandbox still drops the
+ *    capabilities (laked_drop_capabilities()).
  *
- * 2. Files (Landlock, where the kernel has it; both 6.1 and 6.12 do). Every
+ * 2. Files (Landlock; both 6.1 and 6.12 have it). Without it (a kernel
+ *    built or booted without Landlock, or a ruleset it refuses) laked
+ *    refuses to start, unless the administrator said --allow-no-landlock
+ *    (config key allow-no-landlock = yes); the log names the layers in
+ *    force either way. Every
  *    file access right is handled, and granted only to: the module
  *    directory, read-only, for cuModuleLoad; the system library
  *    directories and /etc/ld.so.cache, read-only, for what dlopen loads
@@ -150,37 +157,63 @@ static const struct {
 };
 
 /*
- * Layer 1. Capabilities are per thread: the bounding set, ambient set and
- * capset apply to this one, while setresuid (glibc runs it on every
- * thread) empties the other threads' sets, KEEPCAPS being this thread's.
+ * The bounding set, as far as this thread may empty it: dropping needs
+ * CAP_SETPCAP, which a laked started as another user may lack (it then
+ * has no capability to lose; capset below empties the rest).
  */
-static int drop_privileges(const struct laked_sandbox_cfg *cfg)
+static int drop_bounding(void)
+{
+	int cap;
+
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && (errno != EPERM || !geteuid()))
+			return -errno;
+	return 0;
+}
+
+/* Every capability set of this thread empty, and checked to be. */
+static int clear_capabilities(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-	int cap;
+	unsigned int i;
 
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return -errno;
+	if (syscall(SYS_capset, &hdr, data) || syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return -EPERM;
+	return 0;
+}
+
+int laked_drop_capabilities(void)
+{
+	int ret = drop_bounding();
+
+	return ret ? ret : clear_capabilities();
+}
+
+/*
+ * Layer 1. Capabilities are per thread: the bounding set, ambient set and
+ * capset apply to this one, while setresuid (glibc runs it on every
+ * thread) empties the other threads' sets.
+ */
+static int drop_privileges(const struct laked_sandbox_cfg *cfg)
+{
+	int ret = drop_bounding();
+
+	if (ret)
+		return ret;
 	if (!geteuid()) {
-		for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-			if (cap != CAP_NET_ADMIN && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
-				return -errno;
 		if (setgroups(0, NULL) || setresgid(cfg->gid, cfg->gid, cfg->gid) ||
-		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
-		    setresuid(cfg->uid, cfg->uid, cfg->uid) ||
-		    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0))
+		    setresuid(cfg->uid, cfg->uid, cfg->uid))
 			return -errno;
 		if (!cfg->uid || !cfg->gid || !setresuid(0, 0, 0))
 			return -EPERM;		/* still root, or root regainable */
 	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
-		return -errno;
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[0].permitted &= 1U << CAP_NET_ADMIN;
-	data[0].effective = data[0].permitted;
-	data[0].inheritable = 0;
-	data[1].permitted = data[1].effective = data[1].inheritable = 0;
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+	return clear_capabilities();
 }
 
 static int landlock_allow(int ruleset, const char *path, int dirfd, __u64 access, __u64 handled)
@@ -230,23 +263,42 @@ static __u64 landlock_handled(int abi)
 	return all;
 }
 
-/* Layer 2; 0 also where the kernel has no Landlock (logged). */
-static int restrict_files(const struct laked_sandbox_cfg *cfg, bool cuda)
+/* landlock_create_ruleset(2), or the failure a test asked for. */
+static int create_ruleset(const struct laked_sandbox_cfg *cfg,
+			  const struct landlock_ruleset_attr *attr, size_t size, __u32 flags)
+{
+	if (cfg->test_landlock_errno) {
+		errno = cfg->test_landlock_errno;
+		return -1;
+	}
+	return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
+}
+
+/*
+ * Layer 2: 0 when it is in force (*@abi: the kernel's Landlock ABI), or
+ * -errno. Without Landlock, 0 only with cfg->allow_no_landlock, and *@abi 0.
+ */
+static int restrict_files(const struct laked_sandbox_cfg *cfg, bool cuda, int *abi)
 {
 	struct landlock_ruleset_attr attr = {};
 	glob_t devs = {};
 	size_t i;
-	int abi, ruleset, ret = 0;
+	int ruleset, ret = 0;
 
-	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 0) {
-		if (errno != ENOSYS && errno != EOPNOTSUPP)
-			return -errno;
-		laked_log(LOG_WARNING, "no Landlock in this kernel: files are kept out of reach by laked's user only");
+	*abi = create_ruleset(cfg, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (*abi < 0) {
+		ret = -errno;
+		*abi = 0;
+		if (!cfg->allow_no_landlock) {
+			laked_log(LOG_ERR, "sandbox: no Landlock (%s): refusing to run with files kept out of reach by laked's user only; --allow-no-landlock (config: allow-no-landlock = yes) accepts that",
+				  strerrorname_np(-ret));
+			return ret;
+		}
+		laked_log(LOG_WARNING, "sandbox: no Landlock (%s), allowed by --allow-no-landlock: files are kept out of reach by laked's user only",
+			  strerrorname_np(-ret));
 		return 0;
 	}
-	attr.handled_access_fs = landlock_handled(abi);
+	attr.handled_access_fs = landlock_handled(*abi);
 	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return -errno;
@@ -376,7 +428,9 @@ static int filter_syscalls(const struct laked_sandbox_cfg *cfg, bool cuda)
 int laked_sandbox_enter(const struct lake_driver *drv, const struct laked_sandbox_cfg *cfg)
 {
 	bool cuda = !strcmp(drv->name, "cuda");
-	int ret;
+	char landlock[48] = "no Landlock (--sandbox-log)";
+	int ret, abi = 0;
+	uid_t uid;
 
 	ret = drop_privileges(cfg);
 	if (ret) {
@@ -386,14 +440,24 @@ int laked_sandbox_enter(const struct lake_driver *drv, const struct laked_sandbo
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	if (cfg->mode != LAKED_SANDBOX_LOG) {
-		ret = restrict_files(cfg, cuda);
+		ret = restrict_files(cfg, cuda, &abi);
 		if (ret) {
 			laked_log(LOG_ERR, "sandbox: Landlock: %s", strerrorname_np(-ret));
 			return ret;
 		}
+		if (abi)
+			snprintf(landlock, sizeof(landlock), "Landlock (ABI %d)", abi);
+		else
+			snprintf(landlock, sizeof(landlock), "NO Landlock (--allow-no-landlock)");
 	}
+	uid = getuid();		/* the filter has no getuid */
 	ret = filter_syscalls(cfg, cuda);
-	if (ret)
+	if (ret) {
 		laked_log(LOG_ERR, "sandbox: seccomp: %s", strerrorname_np(-ret));
-	return ret;
+		return ret;
+	}
+	laked_log(LOG_INFO, "sandboxed: user (uid %u), no capabilities, %s, seccomp (%s)",
+		  (unsigned int)uid, landlock,
+		  cfg->mode == LAKED_SANDBOX_LOG ? "violations logged" : "violations kill");
+	return 0;
 }

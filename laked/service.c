@@ -37,6 +37,7 @@ static const struct {
 	{ "load-period-ms", false },
 	{ "syslog", true },
 	{ "verbose", true },
+	{ "allow-no-landlock", true },
 };
 
 static char *trim(char *s)

@@ -27,6 +27,12 @@
  * answered at once with CUDA_ERROR_OUT_OF_MEMORY and a log line. Workers
  * are threads started after the sandbox: they inherit its identity,
  * Landlock domain and seccomp filter.
+ *
+ * Lock order: d->lock (the dispatcher's tables), then p->lock (the pool's
+ * queues, contexts, workers and stop flag), as worker_for() binds a
+ * context; never p->lock then d->lock. A worker runs its records with
+ * neither held, so a call that takes d->lock never waits behind the pool;
+ * functions that need a lock held assert it (lockcheck.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -134,12 +140,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* p->lock held. A started worker, or NULL (logged). */
+/* A started worker, or NULL (logged). */
 static struct laked_worker *start_worker(struct laked_pool *p)
 {
 	struct laked_worker *w;
 	int ret;
 
+	laked_assert_held(&p->lock);
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		laked_log(LOG_ERR, "no memory for a worker");
@@ -160,12 +167,13 @@ static struct laked_worker *start_worker(struct laked_pool *p)
 	return w;
 }
 
-/* p->lock held: the worker a new context is bound to; worker 0 when no other can start. */
+/* The worker a new context is bound to; worker 0 when no other can start. */
 static struct laked_worker *bind_worker(struct laked_pool *p)
 {
 	struct laked_worker *w, *least = NULL;
 	unsigned int i;
 
+	laked_assert_held(&p->lock);
 	for (i = 1; i < p->nworkers; i++) {
 		w = p->workers[i];
 		if (!w->contexts)
@@ -247,7 +255,7 @@ int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_rep
 		return -ENOMEM;
 	p->d = d;
 	p->sink = sink;
-	pthread_mutex_init(&p->lock, NULL);
+	laked_mutex_init(&p->lock);
 	laked_exec_init(&p->x, p);
 	pthread_mutex_lock(&p->lock);
 	if (!start_worker(p)) {

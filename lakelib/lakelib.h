@@ -190,5 +190,7 @@ extern bool lake_hold_queue;
  * kernels have no CONFIG_FAILSLAB. True when this allocation must fail.
  */
 bool lake_alloc_fault(void);
+/* Sleep debugfs lakelib_release_delay_ms (at most 5 s) in laked's socket release. */
+void lake_test_release_delay(void);
 
 #endif /* LAKELIB_H */

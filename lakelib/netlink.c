@@ -2,12 +2,21 @@
 /*
  * The "lake" Generic Netlink family (include/lake/genl.h).
  *
- * laked registers once; its portid is pinned until its socket closes (the
- * NETLINK_URELEASE notifier) or it unregisters, and a second daemon gets
- * -EBUSY. Daemon commands need CAP_NET_ADMIN (GENL_ADMIN_PERM) and must come
- * from the pinned portid: anything else is dropped and counted (forged_replies;
- * a refused registration: refused_registrations). When the
- * daemon goes, every call in flight fails at once.
+ * laked registers once (REGISTER needs CAP_NET_ADMIN: GENL_ADMIN_PERM); the
+ * socket that sent it is the daemon, held (sock_hold) until it closes (the
+ * NETLINK_URELEASE notifier, once the socket is dead) or unregisters, and a
+ * second daemon gets -EBUSY. The daemon's other commands need no capability,
+ * so laked drops them all once registered: they must come from that socket
+ * (NETLINK_CB(skb).sk), never just from its portid, which netlink frees
+ * before the notifier runs and any user may bind then. Anything else is
+ * dropped and counted (forged_replies; a refused registration:
+ * refused_registrations). Sends go to the held socket itself, never by
+ * portid, and not once it is dead, so nothing reaches whoever takes the
+ * portid next. When the daemon goes, every call in flight fails at once.
+ *
+ * Lock order: daemon_lock is innermost (rpc.c takes it under queue_lock
+ * through lake_nl_send_call()); nothing is taken under it. ping_lock is
+ * taken alone.
  *
  * Each registration is a new generation. A daemon's teardown (portid
  * cleared, calls failed, queue dropped, handle tables reset) finishes before
@@ -38,6 +47,7 @@
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 #include <lake/lakelib.h>
 #include <lake/shm.h>
 #include "lakelib.h"
@@ -46,7 +56,8 @@
 static struct genl_family lake_family;
 
 static DEFINE_SPINLOCK(daemon_lock);	/* everything below */
-static u32 daemon_portid;
+static struct sock *daemon_sk;		/* the socket that registered, held */
+static u32 daemon_portid;		/* its portid, for lakectl and logs */
 static u64 daemon_gen, last_gen;
 static struct pid *daemon_pid;		/* its thread group, for a fence */
 static bool tearing_down;		/* no registration until it ends */
@@ -99,10 +110,53 @@ const struct genl_family *lake_nl_family(void)
 	return &lake_family;
 }
 
-/* Is the sender the registered daemon? Logs and counts when not. */
-static bool from_daemon(struct genl_info *info, const char *what)
+/* Did @skb come from the registered daemon's socket? */
+static bool is_daemon(const struct sk_buff *skb)
 {
-	if (info->snd_portid && info->snd_portid == READ_ONCE(daemon_portid))
+	return NETLINK_CB(skb).sk && NETLINK_CB(skb).sk == READ_ONCE(daemon_sk);
+}
+
+/* The daemon's socket, held, or NULL when there is none or it is closing. */
+static struct sock *daemon_sock_get(u64 *gen)
+{
+	struct sock *sk;
+
+	spin_lock(&daemon_lock);
+	sk = daemon_sk;
+	if (sk && !sock_flag(sk, SOCK_DEAD))
+		sock_hold(sk);
+	else
+		sk = NULL;
+	if (gen)
+		*gen = daemon_gen;
+	spin_unlock(&daemon_lock);
+	return sk;
+}
+
+/*
+ * Queue @msg on the daemon's socket @sk, never on whatever holds its
+ * portid: -ECONNREFUSED once it is closing, -EAGAIN when it is full.
+ */
+static int daemon_send(struct sock *sk, struct sk_buff *msg)
+{
+	int ret;
+
+	if (sock_flag(sk, SOCK_DEAD)) {
+		nlmsg_free(msg);
+		return -ECONNREFUSED;
+	}
+	ret = sock_queue_rcv_skb(sk, msg);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret == -ENOMEM || ret == -ENOBUFS ? -EAGAIN : ret;
+	}
+	return 0;
+}
+
+/* Is the sender the registered daemon? Logs and counts when not. */
+static bool from_daemon(struct sk_buff *skb, struct genl_info *info, const char *what)
+{
+	if (is_daemon(skb))
 		return true;
 	atomic64_inc(&lake_stats.forged_replies);
 	pr_warn_ratelimited("%s from portid %u ignored: not the registered daemon\n",
@@ -111,18 +165,21 @@ static bool from_daemon(struct genl_info *info, const char *what)
 }
 
 /*
- * Unpin the daemon with *@portid, or of generation @gen when *@portid is 0,
- * and start its teardown: false when it is not registered; else its portid
- * and pid.
+ * Unpin the daemon of socket @sk, or of generation @gen when @sk is NULL,
+ * and start its teardown: false when it is not registered; else its
+ * portid, pid and socket (whose reference the caller drops).
  */
-static bool daemon_clear(u32 *portid, u64 gen, struct pid **pid)
+static bool daemon_clear(struct sock *sk, u64 gen, u32 *portid, struct pid **pid,
+			 struct sock **held)
 {
 	bool was;
 
 	spin_lock(&daemon_lock);
-	was = daemon_portid && (*portid ? daemon_portid == *portid : daemon_gen == gen);
+	was = daemon_sk && (sk ? daemon_sk == sk : daemon_gen == gen);
 	if (was) {
 		*portid = daemon_portid;
+		*held = daemon_sk;
+		WRITE_ONCE(daemon_sk, NULL);
 		WRITE_ONCE(daemon_portid, 0);
 		daemon_load_ns = 0;
 		*pid = daemon_pid;
@@ -148,14 +205,17 @@ static void daemon_teardown(u32 portid, struct pid *pid, const char *why)
 	wake_up_all(&teardown_wq);
 }
 
-static void daemon_gone(u32 portid, const char *why)
+static void daemon_gone(struct sock *sk, const char *why)
 {
+	struct sock *held = NULL;
 	struct pid *pid = NULL;
+	u32 portid = 0;
 
-	if (!daemon_clear(&portid, 0, &pid))
+	if (!daemon_clear(sk, 0, &portid, &pid, &held))
 		return;
 	daemon_teardown(portid, pid, why);
 	put_pid(pid);
+	sock_put(held);
 }
 
 static bool threads_left(struct pid *pid)
@@ -180,10 +240,11 @@ static bool threads_left(struct pid *pid)
 void lake_nl_fence(u64 gen)
 {
 	unsigned long bound = msecs_to_jiffies(lake_timeout_ms), end = jiffies + bound;
+	struct sock *held = NULL;
 	struct pid *pid = NULL;
 	u32 portid = 0;
 
-	if (!daemon_clear(&portid, gen, &pid)) {
+	if (!daemon_clear(NULL, gen, &portid, &pid, &held)) {
 		/* Gone already, or another caller fences it: wait for that to end. */
 		wait_event_timeout(teardown_wq, !READ_ONCE(tearing_down), bound);
 		return;
@@ -202,6 +263,7 @@ void lake_nl_fence(u64 gen)
 	}
 	daemon_teardown(portid, pid, "fenced");
 	put_pid(pid);
+	sock_put(held);
 }
 
 static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
@@ -209,6 +271,7 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 	const char *dev = info->attrs[LAKE_A_DEVICE] ?
 		nla_data(info->attrs[LAKE_A_DEVICE]) : "unknown";
 	struct pid *pid = get_task_pid(current, PIDTYPE_TGID);
+	struct sock *sk = NETLINK_CB(skb).sk;
 	int ret = 0;
 
 	/* The previous daemon's teardown ends first. */
@@ -217,12 +280,14 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 	spin_lock(&daemon_lock);
 	if (tearing_down) {
 		ret = -EAGAIN;
-	} else if (daemon_portid && daemon_portid != info->snd_portid) {
+	} else if (daemon_sk && daemon_sk != sk) {
 		ret = -EBUSY;
 	} else {
-		if (daemon_portid != info->snd_portid) {
+		if (!daemon_sk) {
 			daemon_gen = ++last_gen;
 			swap(daemon_pid, pid);
+			sock_hold(sk);
+			WRITE_ONCE(daemon_sk, sk);
 		}
 		WRITE_ONCE(daemon_portid, info->snd_portid);
 		strscpy(daemon_device, dev, sizeof(daemon_device));
@@ -249,9 +314,9 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 
 static int lake_nl_unregister(struct sk_buff *skb, struct genl_info *info)
 {
-	if (!from_daemon(info, "unregister"))
+	if (!from_daemon(skb, info, "unregister"))
 		return -EPERM;
-	daemon_gone(info->snd_portid, "unregistered");
+	daemon_gone(NETLINK_CB(skb).sk, "unregistered");
 	return 0;
 }
 
@@ -262,7 +327,7 @@ static int lake_nl_reply(struct sk_buff *skb, struct genl_info *info)
 	struct lake_wire_rep rep;
 	int ret;
 
-	if (!from_daemon(info, "reply"))
+	if (!from_daemon(skb, info, "reply"))
 		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, LAKE_A_RECORDS))
 		return -EINVAL;
@@ -283,7 +348,7 @@ static int lake_nl_load_report(struct sk_buff *skb, struct genl_info *info)
 	struct lake_genl_load load;
 	const char *why = "";
 
-	if (!from_daemon(info, "load report"))
+	if (!from_daemon(skb, info, "load report"))
 		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, LAKE_A_LOAD))
 		return -EINVAL;
@@ -316,7 +381,7 @@ static int lake_nl_ping(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[LAKE_A_VALUE])
 		v = nla_get_u64(info->attrs[LAKE_A_VALUE]);
 	/* laked echoing lake_ping(): wake the caller; a late echo is dropped. */
-	if (info->snd_portid && info->snd_portid == READ_ONCE(daemon_portid)) {
+	if (is_daemon(skb)) {
 		if (v && cmpxchg(&ping_token, v, 0) == v)
 			complete(&ping_done);
 		return 0;
@@ -338,17 +403,21 @@ int lake_ping(u64 *rtt_ns)
 	unsigned long deadline = jiffies + msecs_to_jiffies(lake_timeout_ms);
 	static u64 next_token = 1;
 	struct sk_buff *msg;
-	u32 portid = lake_nl_daemon();
+	struct sock *sk;
 	long left;
 	u64 t0;
 	void *hdr;
 	int ret;
 
-	if (!portid)
+	if (!lake_nl_daemon())
 		return -ENOTCONN;
 	ret = lake_mutex_lock_until(&ping_lock, &ping_wait, deadline);
 	if (ret)
 		return ret;
+	sk = daemon_sock_get(NULL);
+	ret = -ENOTCONN;
+	if (!sk)
+		goto out;
 	reinit_completion(&ping_done);
 	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
 	ret = -ENOMEM;
@@ -363,7 +432,7 @@ int lake_ping(u64 *rtt_ns)
 	}
 	genlmsg_end(msg, hdr);
 	t0 = ktime_get_ns();
-	ret = genlmsg_unicast(&init_net, msg, portid);
+	ret = daemon_send(sk, msg);
 	if (ret)
 		goto out;
 	left = wait_for_completion_killable_timeout(&ping_done, lake_jiffies_left(deadline));
@@ -373,6 +442,8 @@ int lake_ping(u64 *rtt_ns)
 		ret = left ? -EINTR : -ETIMEDOUT;
 out:
 	WRITE_ONCE(ping_token, 0);
+	if (sk)
+		sock_put(sk);
 	mutex_unlock(&ping_lock);
 	wake_up(&ping_wait);
 	return ret;
@@ -382,32 +453,34 @@ EXPORT_SYMBOL_GPL(lake_ping);
 int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *gen)
 {
 	struct sk_buff *msg;
+	struct sock *sk;
 	void *hdr;
-	u32 portid;
 	u64 g;
 	int ret;
 
 	for (;;) {
-		spin_lock(&daemon_lock);
-		portid = daemon_portid;
-		g = daemon_gen;
-		spin_unlock(&daemon_lock);
-		if (!portid)
+		sk = daemon_sock_get(&g);
+		if (!sk)
 			return -ENOTCONN;
 		if (atomic_dec_if_positive(&lake_fail_sends) >= 0) {
+			sock_put(sk);
 			ret = -EIO;	/* injected (debugfs lakelib_fail_sends) */
 			break;
 		}
 		msg = lake_alloc_fault() ? NULL : genlmsg_new(nla_total_size(len), GFP_KERNEL);
-		if (!msg)
+		if (!msg) {
+			sock_put(sk);
 			return -ENOMEM;
+		}
 		hdr = genlmsg_put(msg, 0, 0, &lake_family, 0, LAKE_CMD_CALL);
 		if (!hdr || nla_put(msg, LAKE_A_RECORDS, len, blob)) {
 			nlmsg_free(msg);
+			sock_put(sk);
 			return -EMSGSIZE;
 		}
 		genlmsg_end(msg, hdr);
-		ret = genlmsg_unicast(&init_net, msg, portid);
+		ret = daemon_send(sk, msg);
+		sock_put(sk);
 		/* A full receive buffer means laked is busy, not gone: retry. */
 		if (ret != -EAGAIN)
 			break;
@@ -436,33 +509,60 @@ static const struct nla_policy lake_policy_set_policy[LAKE_POLICY_A_MAX + 1] = {
 	[LAKE_POLICY_A_CROSSOVER] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy lake_policy[LAKE_A_MAX + 1] = {
-	[LAKE_A_RECORDS] = { .type = NLA_BINARY, .len = LAKE_GENL_RECORDS_MAX },
-	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
+/*
+ * One policy per command: each accepts exactly the attributes its request
+ * takes (spec/lake.yaml), and every command is validated strictly (no
+ * resv_start_op, so none is legacy): an attribute a command does not take
+ * is -EINVAL. A command without a policy takes no attribute at all.
+ */
+static const struct nla_policy lake_register_policy[LAKE_A_DEVICE + 1] = {
 	[LAKE_A_DEVICE] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_DEVICE_MAX - 1 },
+};
+
+static const struct nla_policy lake_reply_policy[LAKE_A_RECORDS + 1] = {
+	[LAKE_A_RECORDS] = { .type = NLA_BINARY, .len = LAKE_GENL_RECORDS_MAX },
+};
+
+static const struct nla_policy lake_load_policy[LAKE_A_LOAD + 1] = {
+	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
+};
+
+static const struct nla_policy lake_ping_policy[LAKE_A_VALUE + 1] = {
 	[LAKE_A_VALUE] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy lake_policy_set_req_policy[LAKE_A_POLICY + 1] = {
 	[LAKE_A_POLICY] = NLA_POLICY_NESTED(lake_policy_set_policy),
 };
 
+/*
+ * Only REGISTER and POLICY_SET need CAP_NET_ADMIN. UNREGISTER, REPLY and
+ * LOAD need none: only the registered socket may send them (from_daemon),
+ * and laked has dropped every capability by then.
+ */
 static const struct genl_ops lake_ops[] = {
-	{ .cmd = LAKE_CMD_REGISTER, .doit = lake_nl_register, .flags = GENL_ADMIN_PERM },
-	{ .cmd = LAKE_CMD_UNREGISTER, .doit = lake_nl_unregister, .flags = GENL_ADMIN_PERM },
-	{ .cmd = LAKE_CMD_REPLY, .doit = lake_nl_reply, .flags = GENL_ADMIN_PERM },
-	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report, .flags = GENL_ADMIN_PERM },
-	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping },
+	{ .cmd = LAKE_CMD_REGISTER, .doit = lake_nl_register, .flags = GENL_ADMIN_PERM,
+	  .policy = lake_register_policy, .maxattr = ARRAY_SIZE(lake_register_policy) - 1 },
+	{ .cmd = LAKE_CMD_UNREGISTER, .doit = lake_nl_unregister },
+	{ .cmd = LAKE_CMD_REPLY, .doit = lake_nl_reply,
+	  .policy = lake_reply_policy, .maxattr = ARRAY_SIZE(lake_reply_policy) - 1 },
+	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report,
+	  .policy = lake_load_policy, .maxattr = ARRAY_SIZE(lake_load_policy) - 1 },
+	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping,
+	  .policy = lake_ping_policy, .maxattr = ARRAY_SIZE(lake_ping_policy) - 1 },
 	/* lakectl (ctl.c) */
 	{ .cmd = LAKE_CMD_STATUS_GET, .doit = lake_ctl_status },
 	{ .cmd = LAKE_CMD_STATS_GET, .doit = lake_ctl_stats },
 	{ .cmd = LAKE_CMD_POLICY_GET, .dumpit = lake_ctl_policy_dump },
-	{ .cmd = LAKE_CMD_POLICY_SET, .doit = lake_ctl_policy_set, .flags = GENL_ADMIN_PERM },
+	{ .cmd = LAKE_CMD_POLICY_SET, .doit = lake_ctl_policy_set, .flags = GENL_ADMIN_PERM,
+	  .policy = lake_policy_set_req_policy,
+	  .maxattr = ARRAY_SIZE(lake_policy_set_req_policy) - 1 },
 	{ .cmd = LAKE_CMD_REGISTRY_GET, .dumpit = lake_ctl_registry_dump },
 };
 
 static struct genl_family lake_family __ro_after_init = {
 	.name = LAKE_GENL_NAME,
 	.version = LAKE_GENL_VERSION,
-	.maxattr = LAKE_A_MAX,
-	.policy = lake_policy,
 	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
@@ -474,15 +574,26 @@ static struct genl_family lake_family __ro_after_init = {
  * NETLINK_URELEASE fires for sockets of every namespace, and a portid is
  * unique only within one: any user can create a namespace and bind a
  * socket there to laked's portid. The family is not netnsok, so laked
- * registered from init_net; only a release there is laked's.
+ * registered from init_net; only a release there can be laked's. The
+ * notice names a portid only, and netlink frees it before notifying, so
+ * another socket may hold it by now: laked's is gone once its socket is
+ * dead (netlink_release() orphans it before the notifier runs).
  */
 static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *ptr)
 {
 	struct netlink_notify *n = ptr;
+	struct sock *sk;
 
-	if (state == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    net_eq(n->net, &init_net) && n->portid == READ_ONCE(daemon_portid))
-		daemon_gone(n->portid, "closed its socket");
+	if (state != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net) || n->portid != READ_ONCE(daemon_portid))
+		return NOTIFY_DONE;
+	sk = daemon_sock_get(NULL);
+	if (sk) {
+		sock_put(sk);	/* alive: another socket released laked's old portid */
+		return NOTIFY_DONE;
+	}
+	lake_test_release_delay();
+	daemon_gone(READ_ONCE(daemon_sk), "closed its socket");
 	return NOTIFY_DONE;
 }
 
@@ -505,7 +616,7 @@ void lake_nl_exit(void)
 {
 	genl_unregister_family(&lake_family);
 	netlink_unregister_notifier(&lake_nl_nb);
-	daemon_gone(READ_ONCE(daemon_portid), "left: lakelib unloading");
+	daemon_gone(READ_ONCE(daemon_sk), "left: lakelib unloading");
 }
 
 bool lake_daemon_alive(void)

@@ -30,6 +30,13 @@
  * A call given up before its reply (timeout or fatal signal) fences laked
  * (netlink.c) before it returns, so no late execution can touch the
  * caller's buffers.
+ *
+ * Lock order: queue_lock (a mutex: the queue, ids, send order), then
+ * inflight_lock (a spinlock: the in-flight table, windows, async records,
+ * latch), then netlink.c's daemon_lock, which lake_nl_send_call() and
+ * lake_nl_gen() take under queue_lock; never the other way round, and
+ * nothing sleeps under inflight_lock. Functions that need a lock held
+ * assert it (lockdep_assert_held()).
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -130,9 +137,10 @@ static CUresult send_result(int err)
 	}
 }
 
-/* inflight_lock held (include/lake/latch.h has the rules). */
+/* include/lake/latch.h has the rules. */
 static void latch_error(u64 ctx, u64 stream, u64 id, u32 result)
 {
+	lockdep_assert_held(&inflight_lock);
 	if (lake_latch_error(&latch, ctx, stream, result))
 		trace_lake_async_error(ctx, stream, id, result);
 	atomic64_set(&lake_stats.latched, latch.count);
@@ -155,18 +163,18 @@ CUresult lake_rpc_take_latched(u64 ctx, u64 stream, bool whole_ctx)
 	return result;
 }
 
-/* inflight_lock held. */
 static struct ctx_win *win_find(u64 ctx)
 {
 	struct ctx_win *w;
 
+	lockdep_assert_held(&inflight_lock);
 	hash_for_each_possible(windows, w, node, ctx)
 		if (w->ctx == ctx)
 			return w;
 	return NULL;
 }
 
-/* inflight_lock held: @ctx's window, made of *@spare if it has none (NULL: no spare). */
+/* @ctx's window, made of *@spare if it has none (NULL: no spare). */
 static struct ctx_win *win_get(u64 ctx, struct ctx_win **spare)
 {
 	struct ctx_win *w = win_find(ctx);
@@ -183,20 +191,22 @@ static struct ctx_win *win_get(u64 ctx, struct ctx_win **spare)
 	return w;
 }
 
-/* inflight_lock held: an empty window goes. */
+/* An empty window goes. */
 static void win_put(struct ctx_win *w)
 {
+	lockdep_assert_held(&inflight_lock);
 	if (w->nasync || w->nsync)
 		return;
 	hash_del(&w->node);
 	kfree(w);
 }
 
-/* inflight_lock held: @a is answered or retired. */
+/* @a is answered or retired. */
 static void async_done(struct async_rec *a)
 {
 	struct ctx_win *w = a->win;
 
+	lockdep_assert_held(&inflight_lock);
 	hash_del(&a->node);
 	list_del(&a->link);
 	kfree(a);
@@ -207,7 +217,7 @@ static void async_done(struct async_rec *a)
 
 /*
  * The queue could not be sent: every async record in it latches @result,
- * and is answered as far as retirement is concerned. Both locks held.
+ * and is answered as far as retirement is concerned.
  */
 static void drop_queued(u32 result)
 {
@@ -215,6 +225,8 @@ static void drop_queued(u32 result)
 	struct hlist_node *tmp;
 	struct async_rec *a;
 
+	lockdep_assert_held(&queue_lock);
+	lockdep_assert_held(&inflight_lock);
 	hash_for_each_safe(async_ids, bkt, tmp, a, node) {
 		if (a->id < queue_first)
 			continue;
@@ -230,6 +242,7 @@ static int flush_locked(unsigned long deadline, u64 *gen)
 {
 	int ret;
 
+	lockdep_assert_held(&queue_lock);
 	if (!queue.len)
 		return 0;
 	ret = lake_nl_send_call(queue.data, queue.len, deadline, gen);
@@ -278,6 +291,7 @@ static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline
 	u64 gen;
 	int ret;
 
+	lockdep_assert_held(&queue_lock);
 	if (lake_nl_gen() != started)
 		return LAKE_ERR_DAEMON_LOST;
 	req->req_id = next_id++;
@@ -300,8 +314,7 @@ static CUresult enqueue_locked(struct lake_wire_req *req, unsigned long deadline
 }
 
 /*
- * inflight_lock held: @call's reply came, so its context's async records
- * before it ran. The window stays while its list empties: @call holds one
+ * @call's reply came, so its context's async records before it ran. The window stays while its list empties: @call holds one
  * of its sync slots until lake_rpc_wait().
  */
 static void retire_before(const struct lake_call *call)
@@ -311,6 +324,7 @@ static void retire_before(const struct lake_call *call)
 
 	if (!w)
 		return;
+	lockdep_assert_held(&inflight_lock);
 	list_for_each_entry_safe(a, tmp, &w->async, link) {
 		if (a->id >= call->id)
 			break;
@@ -405,7 +419,7 @@ static void give_up(const struct lake_wire_req *req, CUresult ret, bool sent, u6
 	lake_nl_fence(gen);
 }
 
-/* inflight_lock taken: true once a sync slot of @ctx's window is ours, or memory is short. */
+/* Takes inflight_lock: true once a sync slot of @ctx's window is ours, or memory is short. */
 static bool slot_take(u64 ctx, struct ctx_win **spare, bool *nomem)
 {
 	struct ctx_win *w;

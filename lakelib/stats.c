@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Counters, shown in debugfs lake/lakelib_stats. */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <lake/shm.h>
@@ -12,6 +13,20 @@ atomic_t lake_fail_sends;
 bool lake_hold_queue;
 static u32 fail_allocs;
 static atomic_t allocs_seen;
+static u32 release_delay_ms;
+
+/*
+ * Tests: widen the window between netlink freeing laked's portid and the
+ * notifier unpinning laked, so that a socket bound to that portid meanwhile
+ * can be shown to receive nothing.
+ */
+void lake_test_release_delay(void)
+{
+	u32 ms = min_t(u32, READ_ONCE(release_delay_ms), 5000);
+
+	if (ms)
+		msleep(ms);
+}
 
 bool lake_alloc_fault(void)
 {
@@ -84,11 +99,14 @@ int lake_stats_init(void)
 	debugfs_create_bool("lakelib_hold_queue", 0600, lake_debugfs_dir(),
 			    &lake_hold_queue);
 	debugfs_create_u32("lakelib_fail_allocs", 0600, lake_debugfs_dir(), &fail_allocs);
+	debugfs_create_u32("lakelib_release_delay_ms", 0600, lake_debugfs_dir(),
+			   &release_delay_ms);
 	return 0;
 }
 
 void lake_stats_exit(void)
 {
+	debugfs_lookup_and_remove("lakelib_release_delay_ms", lake_debugfs_dir());
 	debugfs_lookup_and_remove("lakelib_fail_allocs", lake_debugfs_dir());
 	debugfs_lookup_and_remove("lakelib_hold_queue", lake_debugfs_dir());
 	debugfs_lookup_and_remove("lakelib_fail_sends", lake_debugfs_dir());

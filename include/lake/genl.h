@@ -16,12 +16,14 @@
 #define LAKE_GENL_VERSION	1
 
 /*
- * Direction and attributes of each command. Commands sent by laked need
- * GENL_ADMIN_PERM; only the registered daemon's portid may send any but
- * LAKE_CMD_REGISTER. The *_GET commands are lakectl's, open to any user;
- * LAKE_CMD_POLICY_SET needs GENL_ADMIN_PERM. spec/lake.yaml describes the
- * whole family in the kernel's spec format; scripts/check-spec (make test)
- * keeps this header and lakelib/netlink.c's policies and ops in step.
+ * Direction and attributes of each command; each command accepts only the
+ * attributes named here (its own policy). LAKE_CMD_REGISTER needs
+ * GENL_ADMIN_PERM; laked's other commands need no capability but must come
+ * from the socket that registered. The *_GET commands are lakectl's, open
+ * to any user; LAKE_CMD_POLICY_SET needs GENL_ADMIN_PERM. spec/lake.yaml
+ * describes the whole family in the kernel's spec format; scripts/check-spec
+ * (make test) keeps this header and lakelib/netlink.c's policies and ops in
+ * step.
  */
 enum lake_genl_cmd {
 	LAKE_CMD_UNSPEC,

@@ -8,7 +8,11 @@
  * attacker would want (sockets, fork, exec, writing files) must kill the
  * child with SIGSYS; reading root's secrets, writing an existing file and
  * loading a module through a symlink must be refused, killed or failed,
- * under the host device's rules and the CUDA driver's. An assertion
+ * under the host device's rules and the CUDA driver's. A file that laked's
+ * user may read but its Landlock rules do not name must stay closed (only
+ * Landlock stands in the way); with Landlock made to fail, laked must
+ * refuse to sandbox itself unless allowed to run without it, and then that
+ * file opens. An assertion
  * failing inside a child shows as that child's death (cmocka's report
  * writes to stdout, which the host rules forbid).
  */
@@ -17,6 +21,8 @@
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,7 +31,7 @@
 #include "tests/unit/dispatch_util.h"
 #include "laked/daemon.h"
 
-enum { SURVIVES, KILLED, REFUSED };
+enum { SURVIVES, KILLED, REFUSED, ENTER_REFUSED };
 
 #define NOBODY		65534
 #define VICTIM_TEXT	"original\n"
@@ -33,6 +39,9 @@ enum { SURVIVES, KILLED, REFUSED };
 static const char *rules = "host";	/* whose allowlist: "host" or "cuda" */
 static char victim[] = "/tmp/lake-sandbox-victim-XXXXXX";
 static char links_dir[] = "/tmp/lake-sandbox-modules-XXXXXX";
+/* Landlock as the next child sees it: made to fail with this errno, allowed to be missing. */
+static int landlock_errno;
+static bool landlock_optional;
 
 /* Run @fn in a child sandboxed as laked would be, with @dir as its module directory. */
 static void in_sandbox_dir(void (*fn)(void), int want, const char *dir)
@@ -49,6 +58,8 @@ static void in_sandbox_dir(void (*fn)(void), int want, const char *dir)
 			.gid = NOBODY,
 			.nl_fd = -1,
 			.syslog_fd = -1,
+			.allow_no_landlock = landlock_optional,
+			.test_landlock_errno = landlock_errno,
 		};
 		struct lake_driver as;
 		void *state = NULL;
@@ -63,7 +74,9 @@ static void in_sandbox_dir(void (*fn)(void), int want, const char *dir)
 		as.name = rules;
 		cfg.module_dir_fd = laked_module_dir_fd(dd);
 		if (laked_sandbox_enter(&as, &cfg))
-			_exit(92);
+			_exit(want == ENTER_REFUSED ? 0 : 92);
+		if (want == ENTER_REFUSED)
+			_exit(93);
 		fn();
 		_exit(0);
 	}
@@ -199,6 +212,24 @@ static void read_shadow(void)
 	_exit(fd < 0 && errno == EACCES ? 0 : 2);
 }
 
+/* Exit 0 iff refused: readable by laked's user, reachable by seccomp, outside Landlock's rules. */
+static void read_outside_rules(void)
+{
+	int fd = open(victim, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		_exit(1);
+	_exit(errno == EACCES ? 0 : 2);
+}
+
+/* Exit 0 iff it opens: what read_outside_rules() finds once Landlock is missing. */
+static void read_without_landlock(void)
+{
+	int fd = open(victim, O_RDONLY | O_CLOEXEC);
+
+	_exit(fd >= 0 && !close(fd) ? 0 : 1);
+}
+
 /* Exit 0 iff refused; the parent also checks that the text is intact. */
 static void write_existing(void)
 {
@@ -290,6 +321,74 @@ static void test_refused(void **state)
 	rules = "host";
 }
 
+/* Only Landlock keeps laked from a file its user may read. */
+static void test_landlock_alone_refuses(void **state)
+{
+	static const char *const all_rules[] = { "host", "cuda" };
+	unsigned int i;
+
+	(void)state;
+	/* Not vacuous: laked's user could read it, were Landlock not there. */
+	assert_int_equal(access(victim, R_OK), 0);
+	for (i = 0; i < ARRAY_SIZE(all_rules); i++) {
+		rules = all_rules[i];
+		in_sandbox(read_outside_rules, SURVIVES);
+	}
+	rules = "host";
+}
+
+/* Landlock failing: no sandbox without the opt-out; with it, files are the user's only. */
+static void test_landlock_missing(void **state)
+{
+	static const int errs[] = { ENOSYS, EOPNOTSUPP, EINVAL };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		landlock_errno = errs[i];
+		landlock_optional = false;
+		in_sandbox(serve_calls, ENTER_REFUSED);
+		landlock_optional = true;
+		in_sandbox(read_without_landlock, SURVIVES);
+		in_sandbox(serve_calls, SURVIVES);
+		in_sandbox(inet_socket, KILLED);
+	}
+	landlock_errno = 0;
+	landlock_optional = false;
+}
+
+/* --no-sandbox's drop: every set empty, the bounding set too when root. */
+static void test_capabilities_dropped(void **state)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int status, cap;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (laked_drop_capabilities())
+			_exit(10);
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(11);
+		for (cap = 0; cap < _LINUX_CAPABILITY_U32S_3; cap++)
+			if (data[cap].effective || data[cap].permitted || data[cap].inheritable)
+				_exit(12);
+		for (cap = 0; !geteuid() && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0))
+				_exit(13);
+		/* Gone for good: root's uid alone regains nothing. */
+		if (!geteuid() && !setresuid(1, 1, 1))
+			_exit(14);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static int copy_file(const char *from, const char *to)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
@@ -363,6 +462,9 @@ int main(void)
 		cmocka_unit_test(test_serving_survives),
 		cmocka_unit_test(test_forbidden_syscalls_kill),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_landlock_alone_refuses),
+		cmocka_unit_test(test_landlock_missing),
+		cmocka_unit_test(test_capabilities_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, make_files, remove_files);

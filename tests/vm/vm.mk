@@ -6,6 +6,11 @@ $(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h i
 	@mkdir -p $(@D)
 	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< -o $@ $(shell pkg-config --libs libnl-genl-3.0)
 
+GUEST_BINS += $(BUILD)/guest/portid_spin
+$(BUILD)/guest/portid_spin: tests/vm/progs/portid_spin.c tests/vm/progs/vmtest.h include/lake/genl.h
+	@mkdir -p $(@D)
+	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< -o $@ $(shell pkg-config --libs libnl-genl-3.0)
+
 # The in-guest fuzzer encodes and decodes records with the wire codec itself.
 GUEST_BINS += $(BUILD)/guest/genl_fuzz
 $(BUILD)/guest/genl_fuzz: tests/vm/progs/genl_fuzz.c tests/vm/progs/vmtest.h lakelib/wire.c \

@@ -30,14 +30,18 @@ check cuda.insmod_lakelib insmod $M/lakelib.ko timeout_ms=3000
 check cuda.insmod_selftest insmod $M/lake_cuda_selftest.ko
 run nodaemon
 
-check cuda.laked_registers start_laked
-# Confined: its own user, CAP_NET_ADMIN (bit 12) alone, seccomp in filter mode.
+check cuda.laked_registers start_laked --test-foreign-admin
+# Confined: its own user, no capability at all (CAP_NET_ADMIN was for
+# registering only), seccomp in filter mode, Landlock; the log says so.
 status_has() { grep -Eq "^$1:[[:space:]]+$2" /proc/$pid/status; }
 check cuda.laked_own_user status_has Uid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
 check cuda.laked_own_group status_has Gid '101[[:space:]]+101[[:space:]]+101[[:space:]]+101$'
-check cuda.laked_net_admin_only sh -c "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/$pid/status |
-	awk '{ print \$2 }' | tr '\n' ' ' | grep -qx '0000000000000000 0000000000001000 0000000000001000 0000000000001000 0000000000000000 '"
+check cuda.laked_no_capability sh -c "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/$pid/status |
+	awk '{ print \$2 }' | tr '\n' ' ' | grep -qx '0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 '"
 check cuda.laked_seccomp status_has Seccomp 2
+check cuda.laked_logs_layers grep -q 'sandboxed: user (uid 101), no capabilities, Landlock (ABI [0-9]*), seccomp (violations kill)' /tmp/laked.log
+# Its registered socket reaches no other family's admin command (taskstats for pid 1).
+check cuda.foreign_admin_refused wait_for 10 grep -q 'TASKSTATS_CMD_GET for pid 1 from the registered socket: EPERM' /tmp/laked.log
 run basic
 # Pointers in log lines are hashed (%p), never raw kernel addresses.
 check cuda.log_has_host_buffer sh -c "dmesg | grep -q 'host buffer .* not inside one live allocation'"
@@ -129,6 +133,28 @@ check cuda.laked_restarts start_laked
 run stale_check
 run basic
 
+# A socket spinning on laked's portid while laked is killed receives nothing:
+# not a CALL, not a ping, and its forged reply is refused. lakelib's release
+# delay holds laked pinned 2 s after its socket died, so calls come meanwhile.
+portid=$(stat_of daemon_portid)
+echo 2000 > /sys/kernel/debug/lake/lakelib_release_delay_ms
+rm -f /tmp/spin.bound
+portid_spin 65534 $portid 6 > /tmp/spin.out 2>&1 &
+spin=$!
+sleep 0.5
+kill -9 $pid
+check cuda.spin_bound_in_window wait_for 5 test -e /tmp/spin.bound
+run dying
+wait $spin
+spin_rc=$?
+grep -v '^LAKE_PROG_END ' /tmp/spin.out
+check cuda.spin_ran sh -c "[ $spin_rc = 0 ] && grep -q '^LAKE_PROG_END checks [1-9][0-9]* failed 0$' /tmp/spin.out"
+echo 0 > /sys/kernel/debug/lake/lakelib_release_delay_ms
+wait $pid
+check cuda.spin_unregisters wait_for 10 unregistered
+check cuda.laked_after_spin start_laked
+run basic
+
 # A registered socket sending garbage is answered with EINVAL.
 kill -TERM $pid
 wait $pid
@@ -137,6 +163,10 @@ check cuda.sigterm_unregisters unregistered
 check cuda.bad_load_refused genl_probe bad_load 'EINVAL|ERANGE'
 check cuda.bad_records_einval genl_probe bad_records EINVAL
 check cuda.unknown_attr_einval genl_probe unknown_attr EINVAL
+# REGISTER takes LAKE_A_DEVICE only (per-command policies): with laked away, a
+# REGISTER carrying RECORDS would otherwise register; it gets EINVAL.
+check cuda.register_records_einval genl_probe register_records EINVAL
+check cuda.register_records_not_registered unregistered
 
 # seccomp: a forbidden syscall kills laked; the kernel recovers as from a crash.
 laked --device=host --test-seccomp-kill >> /tmp/laked.log 2>&1

@@ -352,6 +352,20 @@ static void cmd_nodaemon(void)
 	      jiffies_to_msecs(jiffies - t0));
 }
 
+/*
+ * laked's socket closed, lakelib not yet told (lakelib_release_delay_ms):
+ * a call and a ping must find nobody, whoever holds laked's portid now.
+ */
+static void cmd_dying(void)
+{
+	u64 rtt = 0;
+	int x, ret;
+
+	CHECK("dying_call_fails", cuDeviceGetCount(&x) != CUDA_SUCCESS, "a call was answered");
+	ret = lake_ping(&rtt);
+	CHECK("dying_ping_unanswered", ret, "answered in %llu ns", rtt);
+}
+
 /* 16 launches and one synchronize: the shell checks they took one message. */
 static void cmd_coalesce(void)
 {
@@ -721,6 +735,8 @@ static void ctl_command(char *cmd)
 		cmd_basic();
 	else if (!strcmp(cmd, "nodaemon"))
 		cmd_nodaemon();
+	else if (!strcmp(cmd, "dying"))
+		cmd_dying();
 	else if (!strcmp(cmd, "coalesce"))
 		cmd_coalesce();
 	else if (sscanf(cmd, "threads %d %d", &a, &b) == 2)

@@ -7,6 +7,8 @@
  *      bad_load (register, then a LOAD of the wrong size),
  *      bad_records (register, then a REPLY whose records are garbage),
  *      unknown_attr (register, then a REGISTER carrying an unknown attribute),
+ *      register_records (a REGISTER carrying LAKE_A_RECORDS, which only REPLY
+ *      takes: each command has its own policy),
  *      nested (lake_cuda_selftest's "lake_selftest" family, whose handler
  *      calls the CUDA API with genl_mutex held: OK iff that call succeeded).
  * EXPECT: OK, EPERM, EBUSY, EINVAL or ERANGE, or several joined by '|' (the
@@ -94,6 +96,8 @@ static int run(struct nl_sock *sk, const char *cmd)
 		return send_cmd(sk, LAKE_CMD_PING, LAKE_A_VALUE, &v, sizeof(v));
 	if (!strcmp(cmd, "nested"))
 		return nested(sk);
+	if (!strcmp(cmd, "register_records"))
+		return send_cmd(sk, LAKE_CMD_REGISTER, LAKE_A_RECORDS, garbage, sizeof(garbage));
 	err = do_register(sk);
 	if (err)
 		return err;
