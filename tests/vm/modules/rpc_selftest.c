@@ -14,9 +14,15 @@
  *   late_check       the lakeshm buffer is as late_dtoh left it
  *   queue_async      async work that stays queued (with lakelib_hold_queue)
  *   stale_sync       a synchronize on the old stream after a restart
- * lake/rpc_call runs one cuInit per write of "init" in the writer's own
- * task, with no lock of its own, so several can wait at once and a waiter
- * can be killed; reading it lists "call N result R ms T" for the calls that
+ *   ctx_works        a memset and a DtoH into the lakeshm buffer, checked
+ *   window_fill      1,024 async memsets: lakelib's window for the context
+ *                    full, no barrier yet (the shell reads async_barriers)
+ *   window_next      the 1,025th: it first waits for a barrier
+ * lake/rpc_call runs one call per write in the writer's own task, with no
+ * lock of its own, so several can wait at once and a waiter can be killed:
+ * "init" a cuInit, "sync" a cuCtxSynchronize in setup's context (names no
+ * shared memory), "dtoh" a cuMemcpyDtoH into the lakeshm buffer (names
+ * it); reading it lists "call N result R ms T" for the calls that
  * returned; "reset" empties the list.
  */
 #include <linux/delay.h>
@@ -159,6 +165,32 @@ static void cmd_stale_sync(void)
 	CHECK("stale_stream_fails", r != CUDA_SUCCESS, "old stream synchronized after a restart");
 }
 
+static void cmd_ctx_works(void)
+{
+	EXPECT("ctx_works_memset", cuMemsetD8(dbuf, 0x5a, BUF_BYTES), CUDA_SUCCESS);
+	memset(shm, 0, BUF_BYTES);
+	EXPECT("ctx_works_dtoh", cuMemcpyDtoH(shm, dbuf, BUF_BYTES), CUDA_SUCCESS);
+	CHECK("ctx_works_data", buf_is(shm, 0x5a), "wrong data");
+}
+
+/* lakelib's async window (CTX_ASYNC_MAX in lakelib/rpc.c) */
+#define WINDOW_ASYNC	1024
+
+static void cmd_window_fill(void)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < WINDOW_ASYNC; i++)
+		bad += cuMemsetD32Async(dbuf, i, 1, stream) != CUDA_SUCCESS;
+	CHECK("window_fill", !bad, "%d of %d async calls failed", bad, WINDOW_ASYNC);
+}
+
+static void cmd_window_next(void)
+{
+	EXPECT("window_next", cuMemsetD32Async(dbuf, WINDOW_ASYNC, 1, stream), CUDA_SUCCESS);
+	EXPECT("window_sync", cuStreamSynchronize(stream), CUDA_SUCCESS);
+}
+
 static void ctl_command(char *cmd)
 {
 	int n;
@@ -180,12 +212,18 @@ static void ctl_command(char *cmd)
 		cmd_queue_async();
 	else if (!strcmp(cmd, "stale_sync"))
 		cmd_stale_sync();
+	else if (!strcmp(cmd, "ctx_works"))
+		cmd_ctx_works();
+	else if (!strcmp(cmd, "window_fill"))
+		cmd_window_fill();
+	else if (!strcmp(cmd, "window_next"))
+		cmd_window_next();
 	else
 		ctl_say("unknown command\n");
 	cuCtxSetCurrent(NULL);
 }
 
-/* lake/rpc_call: concurrent, killable cuInit calls and their times. */
+/* lake/rpc_call: concurrent, killable calls and their times. */
 static DEFINE_SPINLOCK(calls_lock);
 static struct { CUresult result; unsigned int ms; } calls[CALLS_MAX];
 static int ncalls;
@@ -205,9 +243,19 @@ static ssize_t call_write(struct file *f, const char __user *ubuf, size_t len, l
 		spin_unlock(&calls_lock);
 		return len;
 	}
-	if (strncmp(cmd, "init", 4))
+	if (!strncmp(cmd, "init", 4)) {
+		r = cuInit(0);
+	} else if (!strncmp(cmd, "sync", 4)) {
+		cuCtxSetCurrent(ctx);
+		r = cuCtxSynchronize();
+		cuCtxSetCurrent(NULL);
+	} else if (!strncmp(cmd, "dtoh", 4)) {
+		cuCtxSetCurrent(ctx);
+		r = cuMemcpyDtoH(shm, dbuf, BUF_BYTES);
+		cuCtxSetCurrent(NULL);
+	} else {
 		return -EINVAL;
-	r = cuInit(0);
+	}
 	spin_lock(&calls_lock);
 	if (ncalls < CALLS_MAX) {
 		calls[ncalls].result = r;
