@@ -251,6 +251,8 @@ static int lake_nl_unregister(struct sk_buff *skb, struct genl_info *info)
 {
 	if (!from_daemon(info, "unregister"))
 		return -EPERM;
+	/* laked unmaps the region before it unregisters; one that did not writes no more. */
+	lake_shm_revoke_mappings();
 	daemon_gone(info->snd_portid, "unregistered");
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
+#include "laked/dispatch.h"
 #include "tests/unit/dispatch_util.h"
 #include "tests/kernels/selftest.h"
 
@@ -31,6 +32,24 @@ static struct {
 	u32 word[NREPLIES];
 } col = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
 
+/* A worker flushing the reply to this id waits here, before any lock, while set. */
+static u64 gate_id;
+
+static void gate_wait(const void *blob, u32 len)
+{
+	u64 id = __atomic_load_n(&gate_id, __ATOMIC_ACQUIRE);
+	struct lake_wire_iter it;
+	struct lake_wire_rep rep;
+
+	if (!id)
+		return;
+	lake_wire_iter_init(&it, blob, len);
+	while (lake_wire_next_rep(&it, &rep) == 1)
+		if (rep.req_id == id)
+			while (__atomic_load_n(&gate_id, __ATOMIC_ACQUIRE))
+				usleep(100);
+}
+
 /* From the workers' threads: decode and keep; the test thread asserts. */
 static int pool_flush(struct laked_reply_sink *s, const void *blob, u32 len)
 {
@@ -38,6 +57,7 @@ static int pool_flush(struct laked_reply_sink *s, const void *blob, u32 len)
 	struct lake_wire_rep rep;
 
 	(void)s;
+	gate_wait(blob, len);
 	pthread_mutex_lock(&col.lock);
 	lake_wire_iter_init(&it, blob, len);
 	while (lake_wire_next_rep(&it, &rep) == 1 && col.n < NREPLIES) {
@@ -568,6 +588,55 @@ static void test_shared_worker_not_filled_by_others(void **state)
 		destroy_ctx(ctx[i]);
 }
 
+/*
+ * A new context is published by worker 0 and may be destroyed by another
+ * worker at once by a message that guesses its handle (here: the test
+ * finds it in the table, the only context there). Nothing of the object
+ * may be read after the publishing unlock: under ThreadSanitizer
+ * (pool_tsan) such a read races with the other worker's free. Worker 0 is
+ * held as it sends the create's reply (before it takes any lock the others
+ * take) until the destroy has been answered, so the race is there every
+ * time.
+ */
+static void test_guessed_handle_destroyed_at_once(void **state)
+{
+	struct lake_wire_req r, d;
+	struct laked_obj *o;
+	u64 h, guess;
+	unsigned int i;
+	u32 cursor;
+	int at;
+
+	(void)state;
+	h = pool_ctx();
+	for (i = 0; i < 50; i++) {
+		destroy_ctx(h);
+		r = req_new(LAKE_API_CTX_CREATE, 0);
+		__atomic_store_n(&gate_id, r.req_id, __ATOMIC_RELEASE);
+		submit1(&r);
+		guess = 0;
+		while (!guess) {
+			cursor = 0;
+			laked_lock(dd);
+			while ((o = laked_obj_next(&dd->handles, &cursor)))
+				if (o->type == LAKED_CTX)
+					guess = o->handle;
+			laked_unlock(dd);
+		}
+		d = req_new(LAKE_API_CTX_DESTROY, 0);
+		d.args.handle.handle = guess;
+		submit1(&d);
+		at = reply_of(d.req_id);
+		__atomic_store_n(&gate_id, 0, __ATOMIC_RELEASE);
+		assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+		at = reply_of(r.req_id);
+		assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+		assert_int_equal(col.rep[at].res.handle.handle, guess);
+		h = pool_ctx();
+	}
+	destroy_ctx(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +647,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_queue_refuses, pool_setup,
 						pool_teardown),
 		cmocka_unit_test_setup_teardown(test_byte_bound, pool_setup, pool_teardown),
+		cmocka_unit_test_setup_teardown(test_guessed_handle_destroyed_at_once, pool_setup,
+						pool_teardown),
 		cmocka_unit_test_setup_teardown(test_shared_worker_not_filled_by_others,
 						pool_setup, pool_teardown),
 	};
