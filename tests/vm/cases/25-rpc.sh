@@ -144,6 +144,23 @@ check rpc.killed_shm_fence_counted sh -c "[ $(stat_of fences) = $((fences + 1)) 
 wait $pid
 check rpc.laked_back_after_killed_shm start_laked
 
+# SIGTERM with copies in flight: laked stops its workers, destroys its
+# contexts and unmaps the region before it unregisters, so no write of
+# its lands in the buffer once the call returned; a new laked serves.
+run setup
+mapped=$(stat_of unregistered_mapped)
+run term_start
+sleep 1
+kill -TERM $pid
+wait $pid
+check rpc.term_laked_exit_clean [ $? = 0 ]
+run term_result
+check rpc.term_unmapped_before_unregister sh -c "[ $(stat_of unregistered_mapped) = $mapped ]"
+
+check rpc.laked_back_after_term start_laked
+run setup
+run ctx_works
+
 kill -TERM $pid
 wait $pid
 check rpc.rmmod_selftest rmmod lake_rpc_selftest
