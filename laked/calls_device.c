@@ -89,8 +89,7 @@ CUresult laked_call_ctx_create(struct laked *d, struct laked_call *c)
 		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_set(d, o, LAKED_CTX, 0, ctx);
-	c->rep.res.handle.handle = o->handle;
+	c->rep.res.handle.handle = laked_obj_set(d, o, LAKED_CTX, 0, ctx);
 	return CUDA_SUCCESS;
 }
 

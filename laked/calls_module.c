@@ -115,8 +115,7 @@ CUresult laked_call_module_load(struct laked *d, struct laked_call *c)
 		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_set(d, o, LAKED_MODULE, c->ctx->handle, mod);
-	c->rep.res.handle.handle = o->handle;
+	c->rep.res.handle.handle = laked_obj_set(d, o, LAKED_MODULE, c->ctx->handle, mod);
 	return CUDA_SUCCESS;
 }
 

@@ -28,8 +28,7 @@ static CUresult new_object(struct laked *d, struct laked_call *c, enum laked_typ
 		laked_obj_drop(d, o);
 		return r;
 	}
-	laked_obj_set(d, o, type, c->ctx->handle, made);
-	c->rep.res.handle.handle = o->handle;
+	c->rep.res.handle.handle = laked_obj_set(d, o, type, c->ctx->handle, made);
 	return CUDA_SUCCESS;
 }
 

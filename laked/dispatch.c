@@ -167,12 +167,20 @@ void laked_obj_drop(struct laked *d, struct laked_obj *o)
 	laked_unlock(d);
 }
 
-void laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
-		   void *drv)
+/*
+ * The handle is read under the lock: once published, a message that names
+ * it (a context's, from any worker) may free @o as soon as the lock drops.
+ */
+u64 laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
+		  void *drv)
 {
+	u64 handle;
+
 	laked_lock(d);
 	laked_obj_publish(&d->handles, o, type, ctx, drv);
+	handle = o->handle;
 	laked_unlock(d);
+	return handle;
 }
 
 void laked_forget_ctx(struct laked *d, struct laked_call *c, struct laked_obj *ctx)

@@ -101,8 +101,8 @@ void laked_forget_ctx(struct laked *d, struct laked_call *c, struct laked_obj *c
 /* Table helpers that take d->lock. */
 struct laked_obj *laked_obj_new(struct laked *d);
 void laked_obj_drop(struct laked *d, struct laked_obj *o);
-void laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
-		   void *drv);
+u64 laked_obj_set(struct laked *d, struct laked_obj *o, enum laked_type type, u64 ctx,
+		  void *drv);
 
 /*
  * Run the records of @blob in order on @x and flush their replies to

@@ -76,11 +76,15 @@ int laked_dispatch_blob(struct laked *d, const void *blob, u32 len,
  */
 struct laked_pool;
 
+/* What one context may have queued at its worker (workers.c). */
+#define LAKED_CTX_RECORDS	4096
+#define LAKED_CTX_BYTES		(8U << 20)
+
 struct laked_pool_stats {
 	unsigned int workers;		/* threads started, worker 0 included */
 	unsigned int contexts;		/* contexts bound to a worker */
 	unsigned int queued;		/* records waiting */
-	u64 overflows;			/* records refused: their queue was full */
+	u64 overflows;			/* records refused: their context's queue was full */
 };
 
 int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_reply_sink *sink);

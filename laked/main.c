@@ -5,7 +5,11 @@
  * device), the shared region, the dispatcher, the netlink socket and its
  * registration; then the sandbox, the worker pool (workers.c: contexts in
  * parallel, each on a thread of its own), and the receiving loop until
- * SIGTERM or SIGINT, which unregisters and tears down in reverse order.
+ * SIGTERM or SIGINT. Then nothing of laked's may write the region once the
+ * kernel fails the calls in flight: the workers stop (each finishes the
+ * record it runs; queued ones are dropped), the contexts are destroyed
+ * (their device work ends with them), the region is unmapped, and only
+ * then does laked unregister.
  *
  * laked stays in the foreground and logs to stderr, or with --syslog to
  * syslog: a service manager supervises it. Under systemd (Type=notify) it
@@ -310,8 +314,8 @@ static void report_load(struct laked *d, struct lake_driver *drv, struct laked_n
  * socket failed or the kernel no longer takes laked (lakelib reloaded, or
  * laked dropped): a supervisor then starts a fresh laked. This thread only
  * receives and queues; the workers run the calls. No message is read after
- * a signal; laked then unregisters, so the kernel fails what is still in
- * flight, and the workers finish the record each is running.
+ * a signal; laked then stops writing the region and unregisters (main()),
+ * so the kernel fails what is still in flight.
  */
 static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
 		 u32 period_ms)
@@ -513,8 +517,11 @@ int main(int argc, char **argv)
 	laked_notify(notify_fd, "STOPPING=1");
 
 err_unregister:
-	laked_nl_unregister(nl);
 	laked_pool_destroy(pool);
+	laked_fini(d);
+	d = NULL;
+	laked_shm_close(&shm);
+	laked_nl_unregister(nl);
 err_nl:
 	laked_nl_close(nl);
 err_laked:

@@ -21,10 +21,18 @@
  * under d->lock; a worker runs no record of a context bound elsewhere
  * (dispatch.c), so no two threads ever use one context's objects.
  *
- * Each queue is bounded (LAKED_QUEUE_RECORDS, LAKED_QUEUE_BYTES). lakelib
- * keeps every context well inside it (its per-context windows), so only a
- * misbehaving kernel fills one; a record that finds its queue full is
- * answered at once with CUDA_ERROR_OUT_OF_MEMORY and a log line. Workers
+ * Each context's queued records are bounded (LAKED_CTX_RECORDS,
+ * LAKED_CTX_BYTES), not each worker's: contexts that share a worker (past
+ * LAKED_WORKERS) cannot fill it for one another. lakelib keeps every
+ * context well inside its bound (its per-context windows: at most 1,088
+ * records of at most 4 KiB of inline data), so only a misbehaving kernel
+ * reaches it; LAKED_POOL_BYTES bounds the whole pool's memory behind that.
+ * A refused record is answered with CUDA_ERROR_OUT_OF_MEMORY (and a log
+ * line) by its context's worker, in that context's order: a refusal sent
+ * at once could overtake the context's earlier async records, and lakelib,
+ * which retires every async record older than a sync reply, would drop
+ * their errors. A refusal keeps only the record's header (LAKED_CTX_REFUSALS
+ * of them per context; past that, one is answered at once). Workers
  * are threads started after the sandbox: they inherit its identity,
  * Landlock domain and seccomp filter.
  *
@@ -40,12 +48,22 @@
 #include "dispatch.h"
 
 #define LAKED_WORKERS		64
-#define LAKED_QUEUE_RECORDS	16384
-#define LAKED_QUEUE_BYTES	(32U << 20)
+#define LAKED_CTX_REFUSALS	4096
+#define LAKED_POOL_BYTES	(1U << 30)
+#define LAKED_QUOTA_BUCKETS	256
+
+/* What one context has queued: lives while it has anything queued. */
+struct laked_quota {
+	struct laked_quota *next;	/* in its bucket */
+	u64 ctx;
+	u32 records, bytes, refusals;
+};
 
 struct laked_job {
 	struct laked_job *next;
+	struct laked_quota *q;
 	u32 len;
+	bool refused;			/* data: the record's header, to answer */
 	u8 data[] __attribute__((aligned(8)));
 };
 
@@ -54,8 +72,7 @@ struct laked_worker {
 	pthread_t thread;
 	pthread_cond_t wake;		/* a job queued, or stop */
 	struct laked_job *head, **tail;
-	u32 queued;			/* jobs, and their bytes */
-	u32 queued_bytes;
+	u32 queued;			/* jobs, refusals included */
 	unsigned int contexts;		/* bound to it */
 	struct laked_exec x;
 };
@@ -63,8 +80,10 @@ struct laked_worker {
 struct laked_pool {
 	struct laked *d;
 	struct laked_reply_sink *sink;
-	pthread_mutex_t lock;		/* queues, contexts, workers[], stop */
+	pthread_mutex_t lock;		/* queues, quotas, contexts, workers[], stop */
 	bool stop;
+	u32 queued_bytes;		/* of every queue */
+	struct laked_quota *quotas[LAKED_QUOTA_BUCKETS];
 	unsigned int nworkers;
 	struct laked_worker *workers[LAKED_WORKERS];	/* [0]: records of no context */
 	struct laked_exec x;		/* the receiving thread's answers */
@@ -95,6 +114,15 @@ static void run_jobs(struct laked_worker *w, struct laked_job *j)
 		d->drv->batch_begin(d->drv);
 	for (; j; j = next) {
 		next = j->next;
+		if (j->refused) {
+			if (!stopping(p)) {
+				laked_answer(&w->x, (const struct lake_wire_req *)j->data,
+					     CUDA_ERROR_OUT_OF_MEMORY, p->sink, &sink_err);
+				laked_exec_flush(&w->x, p->sink, &sink_err);
+			}
+			free(j);
+			continue;
+		}
 		lake_wire_iter_init(&it, j->data, j->len);
 		if (!stopping(p) && lake_wire_next_req(&it, &req) == 1) {
 			r = laked_run_record(d, &w->x, &req, p->sink, &sink_err);
@@ -115,6 +143,54 @@ static void run_jobs(struct laked_worker *w, struct laked_job *j)
 		laked_log(LOG_WARNING, "replies not sent: %s", strerrorname_np(-sink_err));
 }
 
+/* p->lock held: @ctx's quota, made when it has none (NULL: no memory). */
+static struct laked_quota *quota_get(struct laked_pool *p, u64 ctx)
+{
+	struct laked_quota **b = &p->quotas[(ctx ^ ctx >> 16) % LAKED_QUOTA_BUCKETS], *q;
+
+	for (q = *b; q; q = q->next)
+		if (q->ctx == ctx)
+			return q;
+	q = calloc(1, sizeof(*q));
+	if (q) {
+		q->ctx = ctx;
+		q->next = *b;
+		*b = q;
+	}
+	return q;
+}
+
+/* p->lock held: @q goes once it has nothing queued. */
+static void quota_put(struct laked_pool *p, struct laked_quota *q)
+{
+	struct laked_quota **b = &p->quotas[(q->ctx ^ q->ctx >> 16) % LAKED_QUOTA_BUCKETS];
+
+	if (q->records || q->refusals)
+		return;
+	while (*b != q)
+		b = &(*b)->next;
+	*b = q->next;
+	free(q);
+}
+
+/* p->lock held: @jobs left their queue for a worker; they count no more. */
+static void unaccount(struct laked_pool *p, struct laked_job *jobs)
+{
+	struct laked_job *j;
+
+	for (j = jobs; j; j = j->next) {
+		if (j->refused) {
+			j->q->refusals--;
+		} else {
+			j->q->records--;
+			j->q->bytes -= j->len;
+			p->queued_bytes -= j->len;
+		}
+		quota_put(p, j->q);
+		j->q = NULL;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct laked_worker *w = arg;
@@ -131,7 +207,7 @@ static void *worker_main(void *arg)
 		w->head = NULL;
 		w->tail = &w->head;
 		w->queued = 0;
-		w->queued_bytes = 0;
+		unaccount(p, jobs);
 		pthread_mutex_unlock(&p->lock);
 		run_jobs(w, jobs);
 		pthread_mutex_lock(&p->lock);
@@ -212,37 +288,67 @@ static struct laked_worker *worker_for(struct laked_pool *p, u64 ctx)
 	return w;
 }
 
+/* p->lock held: queue @j, counted in @q. */
+static void enqueue(struct laked_worker *w, struct laked_quota *q, struct laked_job *j)
+{
+	j->next = NULL;
+	j->q = q;
+	*w->tail = j;
+	w->tail = &j->next;
+	w->queued++;
+	pthread_cond_signal(&w->wake);
+}
+
 static bool queue_record(void *arg, const struct lake_wire_req *req, const void *raw,
 			 u32 len)
 {
 	struct laked_pool *p = arg;
-	struct laked_worker *w = worker_for(p, lake_wire_req_ctx(req));
+	u64 ctx = lake_wire_req_ctx(req);
+	struct laked_worker *w = worker_for(p, ctx);
 	struct laked_job *j = malloc(sizeof(*j) + len);
-	bool full;
+	struct laked_quota *q;
+	bool full, later = false;
+	u32 records = 0;
 	int err = 0;
 
 	pthread_mutex_lock(&p->lock);
-	full = !j || w->queued >= LAKED_QUEUE_RECORDS ||
-	       len > LAKED_QUEUE_BYTES - w->queued_bytes;
+	q = quota_get(p, ctx);
+	full = !j || !q || q->records >= LAKED_CTX_RECORDS || len > LAKED_CTX_BYTES - q->bytes ||
+	       len > LAKED_POOL_BYTES - p->queued_bytes;
 	if (!full) {
-		j->next = NULL;
 		j->len = len;
+		j->refused = false;
 		memcpy(j->data, raw, len);
-		*w->tail = j;
-		w->tail = &j->next;
-		w->queued++;
-		w->queued_bytes += len;
-		pthread_cond_signal(&w->wake);
+		q->records++;
+		q->bytes += len;
+		p->queued_bytes += len;
+		enqueue(w, q, j);
 	} else {
 		p->overflows++;
+		records = q ? q->records : 0;
+		/* The refusal takes the record's place in the queue: its header only. */
+		free(j);
+		j = q && q->refusals < LAKED_CTX_REFUSALS ? malloc(sizeof(*j) + sizeof(*req)) : NULL;
+		if (j) {
+			j->len = sizeof(*req);
+			j->refused = true;
+			memcpy(j->data, req, sizeof(*req));
+			((struct lake_wire_req *)j->data)->tail = NULL;
+			q->refusals++;
+			enqueue(w, q, j);
+			later = true;
+		} else if (q) {
+			quota_put(p, q);
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (full) {
-		free(j);
-		laked_log(LOG_WARNING, "%s (req %llu) refused: context %#llx has %u records queued: CUDA_ERROR_OUT_OF_MEMORY",
+		laked_log(LOG_WARNING, "%s (req %llu) refused: context %#llx has %u records queued: CUDA_ERROR_OUT_OF_MEMORY%s",
 			  lake_wire_api(req->api)->name, (unsigned long long)req->req_id,
-			  (unsigned long long)lake_wire_req_ctx(req), w->queued);
-		laked_answer(&p->x, req, CUDA_ERROR_OUT_OF_MEMORY, p->sink, &err);
+			  (unsigned long long)ctx, records,
+			  later ? "" : " (answered at once: no room for the refusal)");
+		if (!later)
+			laked_answer(&p->x, req, CUDA_ERROR_OUT_OF_MEMORY, p->sink, &err);
 	}
 	return true;
 }
@@ -291,6 +397,7 @@ void laked_pool_stats(struct laked_pool *p, struct laked_pool_stats *st)
 
 void laked_pool_destroy(struct laked_pool *p)
 {
+	struct laked_quota *q;
 	struct laked_worker *w;
 	struct laked_job *j;
 	unsigned int i;
@@ -313,6 +420,11 @@ void laked_pool_destroy(struct laked_pool *p)
 		pthread_cond_destroy(&w->wake);
 		free(w);
 	}
+	for (i = 0; i < LAKED_QUOTA_BUCKETS; i++)
+		while ((q = p->quotas[i])) {
+			p->quotas[i] = q->next;
+			free(q);
+		}
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

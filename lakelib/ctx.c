@@ -7,7 +7,9 @@
  * task exits, so entries of dead tasks are pruned: by every insertion once
  * the table has doubled since the last prune (amortized O(1), and the table
  * stays within twice the live threads that set a context), and when the
- * count is read. Entries also go when their context is destroyed, set to
+ * count is read: there a little at a time (COUNT_PRUNE entries, from where
+ * the last read stopped), since any user may ask for the count (lakectl
+ * stats) and every API call takes the same lock. Entries also go when their context is destroyed, set to
  * NULL, or the daemon that issued the handles leaves.
  *
  * A workqueue worker runs many modules' work items: there an entry also
@@ -25,6 +27,7 @@
 #include "lakelib.h"
 
 #define PRUNE_MIN	64U
+#define COUNT_PRUNE	32U	/* entries one count looks at */
 
 struct ctx_entry {
 	struct hlist_node node;
@@ -36,6 +39,7 @@ struct ctx_entry {
 static DEFINE_SPINLOCK(ctx_lock);
 static DEFINE_HASHTABLE(ctx_table, 6);
 static unsigned int nentries, prune_at = PRUNE_MIN;
+static unsigned int count_bkt, count_pos;	/* where the last count stopped */
 
 static struct ctx_entry *find_current(void)
 {
@@ -143,13 +147,43 @@ int lake_ctx_set_current(u64 ctx)
 	return 0;
 }
 
+/* ctx_lock held: look at up to COUNT_PRUNE entries, from where the last call stopped. */
+static void prune_some(struct hlist_head *dead)
+{
+	unsigned int seen = 0, buckets = 0, pos;
+	struct ctx_entry *e;
+	struct hlist_node *tmp;
+
+	while (seen < COUNT_PRUNE && buckets++ < HASH_SIZE(ctx_table)) {
+		pos = 0;
+		hlist_for_each_entry_safe(e, tmp, &ctx_table[count_bkt], node) {
+			if (pos++ < count_pos)
+				continue;
+			if (seen++ == COUNT_PRUNE)
+				break;
+			if (task_gone(e, 0)) {
+				hash_del(&e->node);
+				hlist_add_head(&e->node, dead);
+				nentries--;
+				pos--;
+			}
+		}
+		if (seen > COUNT_PRUNE) {
+			count_pos = pos - 1;
+			return;
+		}
+		count_bkt = (count_bkt + 1) % HASH_SIZE(ctx_table);
+		count_pos = 0;
+	}
+}
+
 unsigned int lake_ctx_count(void)
 {
 	unsigned int n;
 	HLIST_HEAD(dead);
 
 	spin_lock(&ctx_lock);
-	prune_locked(&dead);
+	prune_some(&dead);
 	n = nentries;
 	spin_unlock(&ctx_lock);
 	free_dead(&dead);

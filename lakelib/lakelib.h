@@ -166,6 +166,7 @@ struct lake_stats {
 	atomic64_t async_barriers;	/* async calls that waited for theirs */
 	atomic64_t async_pending;	/* async records unretired, in all windows */
 	atomic64_t alloc_faults;	/* allocations failed on purpose */
+	atomic64_t unregistered_mapped;	/* a laked unregistered while it mapped the region */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */

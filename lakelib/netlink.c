@@ -314,8 +314,21 @@ static int lake_nl_register(struct sk_buff *skb, struct genl_info *info)
 
 static int lake_nl_unregister(struct sk_buff *skb, struct genl_info *info)
 {
+	struct lake_shm_stats st;
+
 	if (!from_daemon(skb, info, "unregister"))
 		return -EPERM;
+	/*
+	 * laked stops writing the region and unmaps it before it unregisters:
+	 * the calls failed now must not be written after they return. One
+	 * that still maps it is counted, and writes through it no more.
+	 */
+	lake_shm_get_stats(&st);
+	if (st.mappings) {
+		atomic64_inc(&lake_stats.unregistered_mapped);
+		pr_warn("laked unregistered while it maps the region; revoking its mappings\n");
+		lake_shm_revoke_mappings();
+	}
 	daemon_gone(NETLINK_CB(skb).sk, "unregistered");
 	return 0;
 }

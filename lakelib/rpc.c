@@ -27,9 +27,14 @@
  * for each async record in it, and the latch grows rather than drop one.
  * One API call has one deadline, timeout_ms from its start, that bounds its
  * wait for the queue lock, its send and its reply; every wait is killable.
- * A call given up before its reply (timeout or fatal signal) fences laked
- * (netlink.c) before it returns, so no late execution can touch the
- * caller's buffers.
+ * A call given up before its reply fences laked (netlink.c) before it
+ * returns, so no late execution can touch the caller's buffers: always on
+ * a timeout (laked is stuck); on a fatal signal only when laked can still
+ * write the caller's memory, i.e. the call names shared memory (a lakeshm
+ * range or a bounce chunk the kernel reuses), or its context has unretired
+ * async records that do. A killed caller of any other call (cuCtxSynchronize,
+ * cuMemAlloc, an inline copy) leaves laked, and every other module's
+ * contexts, alone: its late reply is dropped as a stray one.
  *
  * Lock order: queue_lock (a mutex: the queue, ids, send order), then
  * inflight_lock (a spinlock: the in-flight table, windows, async records,
@@ -61,6 +66,7 @@ struct ctx_win {
 	struct list_head async;		/* its unanswered async records, oldest first */
 	u64 ctx;
 	unsigned int nasync;		/* those, and async records being queued */
+	unsigned int nshm;		/* those that name shared memory */
 	unsigned int nsync;		/* sync records in flight */
 };
 
@@ -69,6 +75,7 @@ struct async_rec {
 	struct list_head link;		/* in its window's list */
 	struct ctx_win *win;
 	u64 id, ctx, stream;
+	bool shm;			/* names shared memory */
 };
 
 static DEFINE_MUTEX(queue_lock);	/* queue, id allocation, send order */
@@ -186,6 +193,7 @@ static struct ctx_win *win_get(u64 ctx, struct ctx_win **spare)
 	w->ctx = ctx;
 	INIT_LIST_HEAD(&w->async);
 	w->nasync = 0;
+	w->nshm = 0;
 	w->nsync = 0;
 	hash_add(windows, &w->node, ctx);
 	return w;
@@ -212,6 +220,7 @@ static void async_done(struct async_rec *a)
 	kfree(a);
 	atomic64_dec(&lake_stats.async_pending);
 	w->nasync--;
+	w->nshm -= a->shm;
 	win_put(w);
 }
 
@@ -404,15 +413,48 @@ void lake_rpc_daemon_gone(void)
 	queue_unlock();
 }
 
+/* Can laked write the caller's memory when it runs @req? (a lakeshm range or bounce chunk) */
+static bool names_shm(const struct lake_wire_req *req)
+{
+	switch (req->api) {
+	case LAKE_API_MEMCPY_HTOD:
+	case LAKE_API_MEMCPY_DTOH:
+	case LAKE_API_MEMCPY_HTOD_ASYNC:
+	case LAKE_API_MEMCPY_DTOH_ASYNC:
+		return req->args.memcpy.where == LAKE_WIRE_SHM;
+	default:
+		return false;
+	}
+}
+
+/* Has @req's context async records that name shared memory and may still run? */
+static bool ctx_names_shm(const struct lake_wire_req *req)
+{
+	struct ctx_win *w;
+	bool shm;
+
+	spin_lock(&inflight_lock);
+	w = win_find(lake_wire_req_ctx(req));
+	shm = w && w->nshm;
+	spin_unlock(&inflight_lock);
+	return shm;
+}
+
 /*
  * A call given up with a timeout, or killed after its record went out:
- * fence the daemon that may still run it, before the caller sees @ret.
+ * fence the daemon that may still run it, before the caller sees @ret,
+ * unless it was killed and laked can write none of the caller's memory.
  */
 static void give_up(const struct lake_wire_req *req, CUresult ret, bool sent, u64 gen)
 {
 	if (ret != LAKE_ERR_TIMEOUT && !(ret == LAKE_ERR_KILLED && sent))
 		return;
 	atomic64_inc(ret == LAKE_ERR_TIMEOUT ? &lake_stats.timeouts : &lake_stats.killed);
+	if (ret == LAKE_ERR_KILLED && !names_shm(req) && !ctx_names_shm(req)) {
+		pr_info_ratelimited("%s: caller killed; it names no shared memory, so its late reply is dropped\n",
+				    lake_wire_api(req->api)->name);
+		return;
+	}
 	pr_warn_ratelimited("%s: %s; fencing laked\n", lake_wire_api(req->api)->name,
 			    ret == LAKE_ERR_TIMEOUT ? "no reply within timeout_ms" :
 			    "caller killed while laked held its call");
@@ -648,6 +690,8 @@ CUresult lake_rpc_async(struct lake_wire_req *req)
 		a->id = req->req_id;
 		a->ctx = req->ctx;
 		a->stream = req->stream;
+		a->shm = names_shm(req);
+		w->nshm += a->shm;
 		a->win = w;
 		hash_add(async_ids, &a->node, a->id);
 		list_add_tail(&a->link, &w->async);

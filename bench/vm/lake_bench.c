@@ -17,6 +17,11 @@
  *                 adds the user-space memcpy that laked's copies compare to);
  *                 then the same copies with the device address moved by
  *                 COPY_SHIFT, the one thing changed (see bench_copy)
+ *   holders N / nullcalls / holders_end   N kthreads that each set a
+ *                 context and wait, so lakelib's context table holds N live
+ *                 entries; then the null call's p50 and p99 (run.sh runs it
+ *                 alone and during a flood of unprivileged stats requests,
+ *                 whose count walks that table under the lock every call takes)
  *   staged        1 MiB and 64 MiB HtoD + DtoH from kvmalloc'd memory,
  *                 staged through lakelib's bounce pool, vs the same from a
  *                 lakeshm buffer (zero copy), rounds interleaved
@@ -336,12 +341,86 @@ static void cmd_run(void)
 	cuCtxDestroy(ctx);
 }
 
+static struct {
+	CUcontext ctx;
+	struct completion stop, gone;
+	atomic_t live;
+} hold;
+
+static int holder_fn(void *unused)
+{
+	cuCtxSetCurrent(hold.ctx);
+	wait_for_completion(&hold.stop);
+	cuCtxSetCurrent(NULL);
+	if (atomic_dec_and_test(&hold.live))
+		complete(&hold.gone);
+	return 0;
+}
+
+static void cmd_holders(int n)
+{
+	struct task_struct *t;
+	int i;
+
+	if (hold.ctx || cuInit(0) || cuCtxCreate(&hold.ctx, 0, 0)) {
+		ctl_say("bench: holders: setup failed\n");
+		return;
+	}
+	init_completion(&hold.stop);
+	init_completion(&hold.gone);
+	atomic_set(&hold.live, 1);
+	for (i = 0; i < n; i++) {
+		atomic_inc(&hold.live);
+		t = kthread_run(holder_fn, NULL, "lake_bench_hold");
+		if (IS_ERR(t)) {
+			atomic_dec(&hold.live);
+			break;
+		}
+	}
+	ctl_say("bench: holders: %d threads hold a context\n", i);
+}
+
+static void cmd_nullcalls(void)
+{
+	int n;
+
+	cuCtxSetCurrent(hold.ctx);
+	n = null_calls(t_a);
+	cuCtxSetCurrent(NULL);
+	if (n <= 0) {
+		ctl_say("bench: nullcalls: a call failed\n");
+		return;
+	}
+	ctl_say("bench: nullcalls: %d calls, p50 %llu ns, p99 %llu ns\n", n, median(t_a, n),
+		p99(t_a, n));
+}
+
+static void cmd_holders_end(void)
+{
+	if (!hold.ctx)
+		return;
+	complete_all(&hold.stop);
+	if (!atomic_dec_and_test(&hold.live))
+		wait_for_completion(&hold.gone);
+	cuCtxSetCurrent(hold.ctx);
+	cuCtxDestroy(hold.ctx);
+	hold.ctx = NULL;
+}
+
 static void ctl_command(char *cmd)
 {
-	if (strcmp(cmd, "run"))
-		ctl_say("unknown command\n");
-	else
+	int n;
+
+	if (!strcmp(cmd, "run"))
 		cmd_run();
+	else if (sscanf(cmd, "holders %d", &n) == 1)
+		cmd_holders(n);
+	else if (!strcmp(cmd, "nullcalls"))
+		cmd_nullcalls();
+	else if (!strcmp(cmd, "holders_end"))
+		cmd_holders_end();
+	else
+		ctl_say("unknown command\n");
 }
 
 static int __init bench_init(void)

@@ -32,6 +32,19 @@ fi
 echo "bench: TCG check: user memcpy 1 MiB there and back, buffers equal modulo 2 MiB: $(memcpy_bench 1048576 20 congruent) ns"
 echo "bench: TCG check: user memcpy 1 MiB there and back, an address-space switch before each copy: $(memcpy_bench 1048576 20 switch) ns"
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"
+# Unprivileged stats requests against the calls: 2,000 threads hold a
+# context (lakelib's context table), the null call alone and while nobody
+# floods STATS_GET (each counts that table's threads).
+b=/sys/kernel/debug/lake/bench
+echo "holders 2000" > $b && cat $b
+echo nullcalls > $b && echo "$(cat $b) (alone)"
+genl_probe --uid 65534 stats_flood OK > /dev/null 2>&1 &
+flood=$!
+sleep 1
+echo nullcalls > $b && echo "$(cat $b) (during a stats flood by nobody)"
+kill $flood
+wait $flood 2> /dev/null
+echo holders_end > $b
 # LinnOS: a batch of feature vectors through each side, the whole path
 # (examples/linnos, debugfs bench), batch 1 to 256, and the crossover.
 . /lib/lake/linnos.sh

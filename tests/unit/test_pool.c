@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * laked's worker pool (laked/workers.c) on the host device: contexts run in
- * parallel, each in its own order; a full queue refuses; destroyed
+ * parallel, each in its own order; a context's full queue refuses, in
+ * that context's order, without touching others sharing its worker; destroyed
  * contexts give their workers back. Replies arrive from the workers'
  * threads into a locked collector, and the test thread waits for them by
  * request id. Built twice: with ASan/UBSan (unit "pool") and with
@@ -11,6 +12,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
+#include "laked/dispatch.h"
 #include "tests/unit/dispatch_util.h"
 #include "tests/kernels/selftest.h"
 
@@ -30,6 +32,24 @@ static struct {
 	u32 word[NREPLIES];
 } col = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
 
+/* A worker flushing the reply to this id waits here, before any lock, while set. */
+static u64 gate_id;
+
+static void gate_wait(const void *blob, u32 len)
+{
+	u64 id = __atomic_load_n(&gate_id, __ATOMIC_ACQUIRE);
+	struct lake_wire_iter it;
+	struct lake_wire_rep rep;
+
+	if (!id)
+		return;
+	lake_wire_iter_init(&it, blob, len);
+	while (lake_wire_next_rep(&it, &rep) == 1)
+		if (rep.req_id == id)
+			while (__atomic_load_n(&gate_id, __ATOMIC_ACQUIRE))
+				usleep(100);
+}
+
 /* From the workers' threads: decode and keep; the test thread asserts. */
 static int pool_flush(struct laked_reply_sink *s, const void *blob, u32 len)
 {
@@ -37,6 +57,7 @@ static int pool_flush(struct laked_reply_sink *s, const void *blob, u32 len)
 	struct lake_wire_rep rep;
 
 	(void)s;
+	gate_wait(blob, len);
 	pthread_mutex_lock(&col.lock);
 	lake_wire_iter_init(&it, blob, len);
 	while (lake_wire_next_rep(&it, &rep) == 1 && col.n < NREPLIES) {
@@ -188,7 +209,8 @@ struct held {
 	u64 ctx, flag, sync_id;
 };
 
-static void hold(struct held *h)
+/* Hold @ctx (0: a new context); its allocation has 4 KiB at flag + 8 for copies. */
+static void hold_ctx(struct held *h, u64 ctx)
 {
 	struct {
 		u64 flag, out, max_spins;
@@ -198,7 +220,7 @@ static void hold(struct held *h)
 	struct batch b;
 	u64 mod;
 
-	h->ctx = pool_ctx();
+	h->ctx = ctx ? ctx : pool_ctx();
 	r = req_new(LAKE_API_MODULE_LOAD, h->ctx);
 	r.tail = "selftest.so";
 	r.tail_len = sizeof("selftest.so");
@@ -211,7 +233,7 @@ static void hold(struct held *h)
 	r.tail_len = sizeof("wait_flag");
 	rep = pcall(&r);
 	assert_int_equal(rep.result, CUDA_SUCCESS);
-	h->flag = pool_alloc(h->ctx, 8);
+	h->flag = pool_alloc(h->ctx, 8 + 4096);
 	params.flag = h->flag;
 	params.out = h->flag + 4;
 	params.max_spins = ~0ULL;
@@ -224,6 +246,11 @@ static void hold(struct held *h)
 	h->sync_id = r.req_id;
 	batch_add(&b, &r);
 	submit(&b);
+}
+
+static void hold(struct held *h)
+{
+	hold_ctx(h, 0);
 }
 
 static void release(struct held *h)
@@ -368,52 +395,246 @@ static void wait_drained(void)
 	fail_msg("%u records still queued", st.queued);
 }
 
+/* Index of @id's reply; fails when there is none. */
+static int reply_of(u64 id)
+{
+	int at = wait_reply(id);
+
+	if (at < 0)
+		fail_msg("no reply to req %llu", (unsigned long long)id);
+	return at;
+}
+
+/* An async memset that fails in laked: 4 bytes past its 4 KiB + 8 allocation. */
+static struct lake_wire_req failing_memset(u64 ctx, u64 dptr)
+{
+	return memset_req(ctx, dptr + 8 + 4096, 0, true);
+}
+
 /*
- * A held context's queue takes LAKED_QUEUE_RECORDS records; the ones past
- * that are answered at once with CUDA_ERROR_OUT_OF_MEMORY, and the others
- * still run once the context moves again.
+ * A held context's queue takes LAKED_CTX_RECORDS records; the ones past
+ * that are refused with CUDA_ERROR_OUT_OF_MEMORY, answered in the
+ * context's order (after the error of its earlier async memset, never
+ * before the worker reached them), and the others still run once the
+ * context moves again.
  */
 static void test_full_queue_refuses(void **state)
 {
+	u64 refused_ids[8], fail_id;
 	struct laked_pool_stats st;
 	struct lake_wire_req r;
-	unsigned int i, sent = 0, refused = 0, k;
+	unsigned int i, sent = 0, nref = 0;
 	struct held a;
 	struct batch b;
-	u64 first;
+	int err_at;
 
 	(void)state;
 	hold(&a);
 	/* Once the worker took the launch and the synchronize, its queue is empty. */
 	wait_drained();
 	batch_init(&b);
-	first = 0;
-	for (i = 0; i < 16384 + 8; i++) {
-		r = memset_req(a.ctx, a.flag + 4, i, true);
-		if (!first)
-			first = r.req_id;
+	r = failing_memset(a.ctx, a.flag);
+	fail_id = r.req_id;
+	batch_add(&b, &r);
+	sent++;
+	for (i = 1; i < LAKED_CTX_RECORDS + 8; i++) {
+		r = memset_req(a.ctx, a.flag + 8, i, true);
+		if (i >= LAKED_CTX_RECORDS)
+			refused_ids[nref++] = r.req_id;
 		batch_add(&b, &r);
 		sent++;
 		if (b.buf.len > sizeof(b.data) - 256)
 			submit(&b);
 	}
 	submit(&b);
-	pthread_mutex_lock(&col.lock);
-	for (k = 0; k < col.n; k++)
-		if (col.rep[k].req_id >= first && col.rep[k].result == CUDA_ERROR_OUT_OF_MEMORY)
-			refused++;
-	pthread_mutex_unlock(&col.lock);
 	laked_pool_stats(pool, &st);
-	assert_int_equal(refused, 8);
 	assert_int_equal(st.overflows, 8);
-	assert_int_equal(st.queued, sent - 8);
+	/* The refusals wait in the queue, in their records' places. */
+	assert_int_equal(st.queued, sent);
+	for (i = 0; i < nref; i++)
+		assert_false(answered(refused_ids[i]));
 	release(&a);
-	/* The queue is full until the worker takes it: a record now would be refused. */
+	err_at = reply_of(fail_id);
+	assert_int_equal(col.rep[err_at].result, CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < nref; i++) {
+		int at = reply_of(refused_ids[i]);
+
+		assert_int_equal(col.rep[at].result, CUDA_ERROR_OUT_OF_MEMORY);
+		assert_true(at > err_at);
+	}
 	wait_drained();
 	r = req_new(LAKE_API_CTX_SYNCHRONIZE, a.ctx);
 	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
 	laked_pool_stats(pool, &st);
 	assert_int_equal(st.queued, 0);
+}
+
+/*
+ * A context's bytes are bounded as well as its records: a few hundred
+ * 4 KiB inline copies reach LAKED_CTX_BYTES long before LAKED_CTX_RECORDS.
+ */
+static void test_byte_bound(void **state)
+{
+	static u8 data[4096];
+	struct laked_pool_stats st;
+	struct lake_wire_req r;
+	unsigned int i, fit, sent;
+	struct held a;
+	struct batch b;
+
+	(void)state;
+	hold(&a);
+	wait_drained();
+	r = copy_req(LAKE_API_MEMCPY_HTOD_ASYNC, a.ctx, a.flag + 8, sizeof(data),
+		     LAKE_WIRE_INLINE, 0, data);
+	r.flags = LAKE_WIRE_REQ_F_NOREPLY;
+	batch_init(&b);
+	batch_add(&b, &r);
+	fit = LAKED_CTX_BYTES / b.buf.len;
+	assert_true(fit + 5 < LAKED_CTX_RECORDS / 2);
+	batch_init(&b);
+	for (sent = 0; sent < fit + 5; sent++) {
+		r = copy_req(LAKE_API_MEMCPY_HTOD_ASYNC, a.ctx, a.flag + 8, sizeof(data),
+			     LAKE_WIRE_INLINE, 0, data);
+		r.flags = LAKE_WIRE_REQ_F_NOREPLY;
+		if (b.buf.len + 4096 + 256 > sizeof(b.data))
+			submit(&b);
+		batch_add(&b, &r);
+	}
+	submit(&b);
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.overflows, 5);
+	release(&a);
+	wait_drained();
+	for (i = 0; i < 5; i++)
+		assert_int_equal(col.rep[reply_of(r.req_id - i)].result, CUDA_ERROR_OUT_OF_MEMORY);
+	r = req_new(LAKE_API_CTX_SYNCHRONIZE, a.ctx);
+	assert_int_equal(pcall(&r).result, CUDA_SUCCESS);
+}
+
+#define SHARE_CTX	505	/* past 64 workers: nine contexts on each */
+#define SHARE_STRIDE	63	/* contexts k, k + 63, ... share a worker */
+
+/*
+ * The reproduction of issue 18: 505 contexts, so each worker serves
+ * several. Eight contexts sharing the victim's worker stay inside lakelib's
+ * windows (1,024 async records and 63 sync ones beyond the one pending,
+ * each with 4 KiB inline) while the worker is held, which together is more
+ * than a worker's old 32 MiB. The victim's cuMemAlloc, sent after its
+ * failing async memset, must not be refused, and its answer must come
+ * after the memset's error (lakelib retires older async records on a sync
+ * reply: an answer that overtook it would lose the error).
+ */
+static void test_shared_worker_not_filled_by_others(void **state)
+{
+	static u64 ctx[SHARE_CTX], buf[SHARE_CTX];
+	static u8 data[4096];
+	struct laked_pool_stats st;
+	unsigned int i, k, flooder;
+	struct lake_wire_req r;
+	u64 victim, fail_id, alloc_id;
+	struct held a;
+	struct batch b;
+	int err_at, alloc_at;
+
+	(void)state;
+	for (i = 0; i < SHARE_CTX; i++) {
+		ctx[i] = pool_ctx();
+		buf[i] = pool_alloc(ctx[i], 8 + 4096);
+	}
+	laked_pool_stats(pool, &st);
+	assert_int_equal(st.workers, 64);
+	/* Worker 1 serves contexts 0, 63, ..., 504: the first holds it. */
+	hold_ctx(&a, ctx[0]);
+	wait_drained();
+	victim = ctx[SHARE_CTX - 1];
+	batch_init(&b);
+	r = failing_memset(victim, buf[SHARE_CTX - 1]);
+	fail_id = r.req_id;
+	batch_add(&b, &r);
+	submit(&b);
+	for (flooder = 0; flooder < 8; flooder++) {
+		i = flooder * SHARE_STRIDE;
+		for (k = 0; k < 1024 + 63; k++) {
+			r = copy_req(k < 1024 ? LAKE_API_MEMCPY_HTOD_ASYNC : LAKE_API_MEMCPY_HTOD,
+				     ctx[i], (i ? buf[i] : a.flag) + 8, sizeof(data),
+				     LAKE_WIRE_INLINE, 0, data);
+			if (k < 1024)
+				r.flags = LAKE_WIRE_REQ_F_NOREPLY;
+			if (b.buf.len + 4096 + 256 > sizeof(b.data))
+				submit(&b);
+			batch_add(&b, &r);
+		}
+	}
+	submit(&b);
+	r = req_new(LAKE_API_MEM_ALLOC, victim);
+	r.args.size.bytes = 64;
+	alloc_id = r.req_id;
+	submit1(&r);
+	laked_pool_stats(pool, &st);
+	/* All of it waits behind the held context: they share its worker. */
+	assert_int_equal(st.queued, 1 + 8 * (1024 + 63) + 1);
+	assert_int_equal(st.overflows, 0);
+	assert_false(answered(fail_id));
+	assert_false(answered(alloc_id));
+	release(&a);
+	err_at = reply_of(fail_id);
+	alloc_at = reply_of(alloc_id);
+	assert_int_equal(col.rep[err_at].result, CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(col.rep[alloc_at].result, CUDA_SUCCESS);
+	assert_true(alloc_at > err_at);
+	wait_drained();
+	for (i = 0; i < SHARE_CTX; i++)
+		destroy_ctx(ctx[i]);
+}
+
+/*
+ * A new context is published by worker 0 and may be destroyed by another
+ * worker at once by a message that guesses its handle (here: the test
+ * finds it in the table, the only context there). Nothing of the object
+ * may be read after the publishing unlock: under ThreadSanitizer
+ * (pool_tsan) such a read races with the other worker's free. Worker 0 is
+ * held as it sends the create's reply (before it takes any lock the others
+ * take) until the destroy has been answered, so the race is there every
+ * time.
+ */
+static void test_guessed_handle_destroyed_at_once(void **state)
+{
+	struct lake_wire_req r, d;
+	struct laked_obj *o;
+	u64 h, guess;
+	unsigned int i;
+	u32 cursor;
+	int at;
+
+	(void)state;
+	h = pool_ctx();
+	for (i = 0; i < 50; i++) {
+		destroy_ctx(h);
+		r = req_new(LAKE_API_CTX_CREATE, 0);
+		__atomic_store_n(&gate_id, r.req_id, __ATOMIC_RELEASE);
+		submit1(&r);
+		guess = 0;
+		while (!guess) {
+			cursor = 0;
+			laked_lock(dd);
+			while ((o = laked_obj_next(&dd->handles, &cursor)))
+				if (o->type == LAKED_CTX)
+					guess = o->handle;
+			laked_unlock(dd);
+		}
+		d = req_new(LAKE_API_CTX_DESTROY, 0);
+		d.args.handle.handle = guess;
+		submit1(&d);
+		at = reply_of(d.req_id);
+		__atomic_store_n(&gate_id, 0, __ATOMIC_RELEASE);
+		assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+		at = reply_of(r.req_id);
+		assert_int_equal(col.rep[at].result, CUDA_SUCCESS);
+		assert_int_equal(col.rep[at].res.handle.handle, guess);
+		h = pool_ctx();
+	}
+	destroy_ctx(h);
 }
 
 int main(void)
@@ -425,6 +646,11 @@ int main(void)
 						pool_teardown),
 		cmocka_unit_test_setup_teardown(test_full_queue_refuses, pool_setup,
 						pool_teardown),
+		cmocka_unit_test_setup_teardown(test_byte_bound, pool_setup, pool_teardown),
+		cmocka_unit_test_setup_teardown(test_guessed_handle_destroyed_at_once, pool_setup,
+						pool_teardown),
+		cmocka_unit_test_setup_teardown(test_shared_worker_not_filled_by_others,
+						pool_setup, pool_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,7 @@ check stage.insmod_lakelib insmod $M/lakelib.ko stage_kib=1024 timeout_ms=60000
 insmod $M/lake_stage_selftest.ko
 check stage.laked_back start_laked
 run vadd
+run partial
 check stage.bytes_staged stat_gt stage_bytes $((64 << 20))
 run overwrite
 echo 5000 > /sys/module/lakelib/parameters/timeout_ms

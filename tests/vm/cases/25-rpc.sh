@@ -99,6 +99,68 @@ sleep 0.3
 check rpc.old_records_not_sent sh -c "[ $(stat_of stray_replies) = $stray ]"
 run stale_sync
 
+# lakelib's async window: 1,024 async calls of a context pass, the 1,025th
+# first waits for a barrier (async_barriers; window_waits counts sync slots).
+run setup
+barriers=$(stat_of async_barriers)
+waits=$(stat_of window_waits)
+run window_fill
+check rpc.window_no_barrier_yet sh -c "[ $(stat_of async_barriers) = $barriers ]"
+run window_next
+check rpc.window_1025th_waits sh -c "[ $(stat_of async_barriers) = $((barriers + 1)) ]"
+check rpc.window_no_sync_wait sh -c "[ $(stat_of window_waits) = $waits ]"
+
+# A killed caller of a call that names no shared memory leaves laked (same
+# pid and portid, no fence) and every context alive; its late reply is
+# dropped. One whose call names shared memory still fences.
+run ctx_works
+fences=$(stat_of fences)
+killed=$(stat_of killed)
+portid=$(stat_of daemon_portid)
+stray=$(stat_of stray_replies)
+kill -STOP $pid
+echo sync > $calls &
+victim=$!
+sleep 0.3
+kill -9 $victim
+wait $victim
+kill -CONT $pid
+check rpc.killed_rangefree_counted sh -c "[ $(stat_of killed) = $((killed + 1)) ]"
+stray_above() { [ "$(stat_of stray_replies)" -gt "$1" ]; }
+check rpc.killed_rangefree_late_reply_dropped wait_for 20 stray_above $stray
+check rpc.killed_rangefree_no_fence sh -c "[ $(stat_of fences) = $fences ]"
+check rpc.killed_rangefree_laked_alive kill -0 $pid
+check rpc.killed_rangefree_same_portid sh -c "[ $(stat_of daemon_portid) = $portid ]"
+run ctx_works
+kill -STOP $pid
+echo dtoh > $calls &
+victim=$!
+sleep 0.3
+kill -9 $victim
+wait $victim
+kill -CONT $pid
+check rpc.killed_shm_fences gone $pid
+check rpc.killed_shm_fence_counted sh -c "[ $(stat_of fences) = $((fences + 1)) ]"
+wait $pid
+check rpc.laked_back_after_killed_shm start_laked
+
+# SIGTERM with copies in flight: laked stops its workers, destroys its
+# contexts and unmaps the region before it unregisters, so no write of
+# its lands in the buffer once the call returned; a new laked serves.
+run setup
+mapped=$(stat_of unregistered_mapped)
+run term_start
+sleep 1
+kill -TERM $pid
+wait $pid
+check rpc.term_laked_exit_clean [ $? = 0 ]
+run term_result
+check rpc.term_unmapped_before_unregister sh -c "[ $(stat_of unregistered_mapped) = $mapped ]"
+
+check rpc.laked_back_after_term start_laked
+run setup
+run ctx_works
+
 kill -TERM $pid
 wait $pid
 check rpc.rmmod_selftest rmmod lake_rpc_selftest

@@ -14,13 +14,26 @@
  *   late_check       the lakeshm buffer is as late_dtoh left it
  *   queue_async      async work that stays queued (with lakelib_hold_queue)
  *   stale_sync       a synchronize on the old stream after a restart
- * lake/rpc_call runs one cuInit per write of "init" in the writer's own
- * task, with no lock of its own, so several can wait at once and a waiter
- * can be killed; reading it lists "call N result R ms T" for the calls that
+ *   ctx_works        a memset and a DtoH into the lakeshm buffer, checked
+ *   window_fill      1,024 async memsets: lakelib's window for the context
+ *                    full, no barrier yet (the shell reads async_barriers)
+ *   window_next      the 1,025th: it first waits for a barrier
+ *   term_start       a kthread copies TERM_BYTES from the device into a
+ *                    lakeshm buffer again and again until a copy fails
+ *                    (the shell stops laked with SIGTERM meanwhile); then
+ *                    it fills the buffer with a pattern at once
+ *   term_result      the copy's error, and the pattern intact TERM_SETTLE_MS
+ *                    later: no write of laked's landed after the call returned
+ * lake/rpc_call runs one call per write in the writer's own task, with no
+ * lock of its own, so several can wait at once and a waiter can be killed:
+ * "init" a cuInit, "sync" a cuCtxSynchronize in setup's context (names no
+ * shared memory), "dtoh" a cuMemcpyDtoH into the lakeshm buffer (names
+ * it); reading it lists "call N result R ms T" for the calls that
  * returned; "reset" empties the list.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <lake/cuda.h>
 #include "selftest_ctl.h"
 
@@ -159,6 +172,98 @@ static void cmd_stale_sync(void)
 	CHECK("stale_stream_fails", r != CUDA_SUCCESS, "old stream synchronized after a restart");
 }
 
+static void cmd_ctx_works(void)
+{
+	EXPECT("ctx_works_memset", cuMemsetD8(dbuf, 0x5a, BUF_BYTES), CUDA_SUCCESS);
+	memset(shm, 0, BUF_BYTES);
+	EXPECT("ctx_works_dtoh", cuMemcpyDtoH(shm, dbuf, BUF_BYTES), CUDA_SUCCESS);
+	CHECK("ctx_works_data", buf_is(shm, 0x5a), "wrong data");
+}
+
+/* lakelib's async window (CTX_ASYNC_MAX in lakelib/rpc.c) */
+#define WINDOW_ASYNC	1024
+
+static void cmd_window_fill(void)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < WINDOW_ASYNC; i++)
+		bad += cuMemsetD32Async(dbuf, i, 1, stream) != CUDA_SUCCESS;
+	CHECK("window_fill", !bad, "%d of %d async calls failed", bad, WINDOW_ASYNC);
+}
+
+static void cmd_window_next(void)
+{
+	EXPECT("window_next", cuMemsetD32Async(dbuf, WINDOW_ASYNC, 1, stream), CUDA_SUCCESS);
+	EXPECT("window_sync", cuStreamSynchronize(stream), CUDA_SUCCESS);
+}
+
+#define TERM_BYTES	(4 << 20)
+#define TERM_SETTLE_MS	500
+
+static struct {
+	struct completion done;
+	struct task_struct *task;
+	CUdeviceptr d;
+	u8 *buf;
+	int copies;
+	CUresult result;
+	bool intact;
+} term;
+
+static int term_fn(void *unused)
+{
+	CUresult r;
+
+	cuCtxSetCurrent(ctx);
+	do {
+		r = cuMemcpyDtoH(term.buf, term.d, TERM_BYTES);
+		term.copies += !r;
+	} while (!r && !kthread_should_stop());
+	/* The call returned: the buffer is the caller's again, and reused at once. */
+	memset(term.buf, 0xc3, TERM_BYTES);
+	msleep(TERM_SETTLE_MS);
+	term.intact = !memchr_inv(term.buf, 0xc3, TERM_BYTES);
+	term.result = r;
+	cuCtxSetCurrent(NULL);
+	complete(&term.done);
+	return 0;
+}
+
+static void cmd_term_start(void)
+{
+	if (!term.buf)
+		term.buf = lake_shm_alloc(TERM_BYTES);
+	term.copies = 0;
+	init_completion(&term.done);
+	if (!term.buf || cuMemAlloc(&term.d, TERM_BYTES) || cuMemsetD8(term.d, 0x11, TERM_BYTES)) {
+		ctl_say("not ok - rpc.term_setup\n");
+		return;
+	}
+	term.task = kthread_run(term_fn, NULL, "rpc_term");
+	CHECK("term_started", !IS_ERR(term.task), "kthread_run: %ld", PTR_ERR(term.task));
+	if (IS_ERR(term.task))
+		term.task = NULL;
+}
+
+static void cmd_term_result(void)
+{
+	if (!term.task) {
+		ctl_say("not ok - rpc.term_result: not started\n");
+		return;
+	}
+	if (!wait_for_completion_timeout(&term.done, msecs_to_jiffies(20000))) {
+		ctl_say("not ok - rpc.term_result: the copies did not end\n");
+		return;
+	}
+	term.task = NULL;
+	ctl_say("# term: %d copies, then result %d\n", term.copies, term.result);
+	CHECK("term_copies_ran", term.copies > 0, "no copy succeeded");
+	CHECK("term_copy_failed", term.result == CUDA_ERROR_DEVICE_UNAVAILABLE ||
+	      term.result == CUDA_ERROR_NO_DEVICE, "result %d", term.result);
+	CHECK("term_no_late_write", term.intact, "laked wrote the buffer after the call returned");
+}
+
 static void ctl_command(char *cmd)
 {
 	int n;
@@ -180,12 +285,22 @@ static void ctl_command(char *cmd)
 		cmd_queue_async();
 	else if (!strcmp(cmd, "stale_sync"))
 		cmd_stale_sync();
+	else if (!strcmp(cmd, "ctx_works"))
+		cmd_ctx_works();
+	else if (!strcmp(cmd, "window_fill"))
+		cmd_window_fill();
+	else if (!strcmp(cmd, "window_next"))
+		cmd_window_next();
+	else if (!strcmp(cmd, "term_start"))
+		cmd_term_start();
+	else if (!strcmp(cmd, "term_result"))
+		cmd_term_result();
 	else
 		ctl_say("unknown command\n");
 	cuCtxSetCurrent(NULL);
 }
 
-/* lake/rpc_call: concurrent, killable cuInit calls and their times. */
+/* lake/rpc_call: concurrent, killable calls and their times. */
 static DEFINE_SPINLOCK(calls_lock);
 static struct { CUresult result; unsigned int ms; } calls[CALLS_MAX];
 static int ncalls;
@@ -205,9 +320,19 @@ static ssize_t call_write(struct file *f, const char __user *ubuf, size_t len, l
 		spin_unlock(&calls_lock);
 		return len;
 	}
-	if (strncmp(cmd, "init", 4))
+	if (!strncmp(cmd, "init", 4)) {
+		r = cuInit(0);
+	} else if (!strncmp(cmd, "sync", 4)) {
+		cuCtxSetCurrent(ctx);
+		r = cuCtxSynchronize();
+		cuCtxSetCurrent(NULL);
+	} else if (!strncmp(cmd, "dtoh", 4)) {
+		cuCtxSetCurrent(ctx);
+		r = cuMemcpyDtoH(shm, dbuf, BUF_BYTES);
+		cuCtxSetCurrent(NULL);
+	} else {
 		return -EINVAL;
-	r = cuInit(0);
+	}
 	spin_lock(&calls_lock);
 	if (ncalls < CALLS_MAX) {
 		calls[ncalls].result = r;
@@ -253,6 +378,10 @@ static void __exit selftest_exit(void)
 {
 	debugfs_remove(call_file);
 	ctl_remove();
+	if (term.task)
+		wait_for_completion(&term.done);
+	if (term.buf)
+		lake_shm_free(term.buf);
 	if (shm)
 		lake_shm_free(shm);
 }

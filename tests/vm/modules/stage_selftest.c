@@ -6,6 +6,9 @@
  *   vadd            NVIDIA's vectorAdd flow (alloc, HtoD a and b, launch,
  *                   DtoH c, check) with host buffers from kmalloc, vmalloc
  *                   and the stack, 1 B to 64 MiB (each size that fits)
+ *   partial         staged copies there and back whose last chunk is
+ *                   partial (sizes not a multiple of the 512 KiB chunk),
+ *                   checked byte for byte, the bytes past the end untouched
  *   overwrite       an async HtoD whose source is overwritten at once, and
  *                   its bounce chunks reused by another copy while the
  *                   stream is still blocked: the device gets the old data
@@ -189,6 +192,62 @@ static void fill(u8 *p, size_t bytes, unsigned int seed)
 
 	for (i = 0; i < bytes; i++)
 		p[i] = pattern(i, seed);
+}
+
+#define STAGE_CHUNK_BYTES	(512 << 10)	/* lakelib/stage.c's STAGE_CHUNK */
+#define GUARD_BYTES		64
+
+static const char *partial_copy(size_t bytes, unsigned int seed)
+{
+	u8 *buf = vmalloc(bytes + GUARD_BYTES);
+	CUdeviceptr d = 0;
+	const char *why = NULL;
+	size_t bad;
+
+	if (!buf)
+		return "no memory";
+	fill(buf, bytes, seed);
+	memset(buf + bytes, 0xa5, GUARD_BYTES);
+	if (cuMemAlloc(&d, bytes) || cuMemcpyHtoD(d, buf, bytes)) {
+		why = "alloc or HtoD";
+		goto out;
+	}
+	memset(buf, 0, bytes);
+	if (cuMemcpyDtoH(buf, d, bytes)) {
+		why = "DtoH";
+		goto out;
+	}
+	bad = bad_at(buf, bytes, seed);
+	if (bad) {
+		ctl_say("# partial: %zu bytes: byte %zu differs\n", bytes, bad - 1);
+		why = "data differs";
+	} else if (memchr_inv(buf + bytes, 0xa5, GUARD_BYTES)) {
+		why = "written past the end";
+	}
+out:
+	cuMemFree(d);
+	vfree(buf);
+	return why;
+}
+
+static void cmd_partial(void)
+{
+	static const size_t sizes[] = {
+		3 * STAGE_CHUNK_BYTES + 3001, 2 * STAGE_CHUNK_BYTES + 1, STAGE_CHUNK_BYTES + 4097,
+	};
+	CUcontext ctx;
+	const char *why;
+	unsigned int i;
+
+	if (setup(&ctx)) {
+		ctl_say("not ok - stage.partial_setup\n");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		why = partial_copy(sizes[i], i + 3);
+		CHECK("partial_last_chunk", !why, "%zu bytes: %s", sizes[i], why);
+	}
+	cuCtxDestroy(ctx);
 }
 
 /*
@@ -425,6 +484,8 @@ static void ctl_command(char *cmd)
 
 	if (!strcmp(cmd, "vadd"))
 		cmd_vadd();
+	else if (!strcmp(cmd, "partial"))
+		cmd_partial();
 	else if (!strcmp(cmd, "overwrite"))
 		cmd_overwrite();
 	else if (sscanf(cmd, "exhaust %d %d %d", &a, &b, &c) == 3)

@@ -9,6 +9,7 @@
  *      unknown_attr (register, then a REGISTER carrying an unknown attribute),
  *      register_records (a REGISTER carrying LAKE_A_RECORDS, which only REPLY
  *      takes: each command has its own policy),
+ *      stats_flood (STATS_GET after STATS_GET, each answered, until killed),
  *      nested (lake_cuda_selftest's "lake_selftest" family, whose handler
  *      calls the CUDA API with genl_mutex held: OK iff that call succeeded).
  * EXPECT: OK, EPERM, EBUSY, EINVAL or ERANGE, or several joined by '|' (the
@@ -92,6 +93,13 @@ static int run(struct nl_sock *sk, const char *cmd)
 		return do_register(sk);
 	if (!strcmp(cmd, "forge"))
 		return send_cmd(sk, LAKE_CMD_REPLY, LAKE_A_RECORDS, garbage, sizeof(garbage));
+	if (!strcmp(cmd, "stats_flood")) {
+		int err;
+
+		while (!(err = send_cmd(sk, LAKE_CMD_STATS_GET, 0, NULL, 0)))
+			;
+		return err;
+	}
 	if (!strcmp(cmd, "ping"))
 		return send_cmd(sk, LAKE_CMD_PING, LAKE_A_VALUE, &v, sizeof(v));
 	if (!strcmp(cmd, "nested"))
