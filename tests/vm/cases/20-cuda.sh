@@ -144,6 +144,8 @@ spin=$!
 sleep 0.5
 kill -9 $pid
 check cuda.spin_bound_in_window wait_for 5 test -e /tmp/spin.bound
+# Still pinned: the calls below come inside the window, not after it.
+check cuda.spin_while_pinned registered
 run dying
 wait $spin
 spin_rc=$?
