@@ -146,7 +146,7 @@ sleep 3
 kill -INT $fio_pid
 wait $fio_pid
 echo "# verify: $(dmsetup status lin)"
-echo "# verify fio: $(grep -E 'err=|READ:|WRITE:' /tmp/fio.out | sed 's/ *(.*//' | tr '\n' ' ')"
+echo "# verify fio (err, read, written): $(grep -oE 'err= *[0-9]+|io=[0-9.]+[KMG]?i?B' /tmp/fio.out | head -n 3 | tr '\n' ' ')"
 check linnosrep.verify_fio_no_errors fio_ok
 check linnosrep.verify_fio_wrote sh -c "grep -q 'WRITE: bw=' /tmp/fio.out"
 check linnosrep.verify_no_write_errors st_is write_errors 0
