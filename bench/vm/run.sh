@@ -33,11 +33,20 @@ echo "bench: TCG check: user memcpy 1 MiB there and back, buffers equal modulo 2
 echo "bench: TCG check: user memcpy 1 MiB there and back, an address-space switch before each copy: $(memcpy_bench 1048576 20 switch) ns"
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"
 # LinnOS: a batch of feature vectors through each side, the whole path
-# (examples/linnos, debugfs bench), batch 1 to 256, and the crossover.
+# (examples/linnos, debugfs bench), batch 1 to 256, and the crossover, for
+# NN, NN+1 and NN+2 (LAKE's GPU took over from batch 8 for NN, 4 for the
+# deeper two).
 . /lib/lake/linnos.sh
 if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
 	b=/sys/kernel/debug/lake/linnos/lin/bench
-	echo run > $b && sed 's/^/bench: linnos /' $b
+	for v in "NN nn 8" "NN+1 nn1 4" "NN+2 nn2 4"; do
+		set -- $v
+		if dmsetup message lin 0 model linnos/linnos_$2.lnw && echo run > $b; then
+			sed "s/^/bench: linnos $1 /; s/^\(bench: linnos $1 crossover .*\)/\1 (LAKE: $3)/" $b
+		else
+			echo "bench: linnos $1 failed"
+		fi
+	done
 else
 	echo "bench: linnos setup failed"
 fi
