@@ -87,7 +87,7 @@ lin_hist_pct() {
 						seen += c[i]
 						if (seen >= rank) { v = us[i]; break }
 					}
-					printf "%s%d", j > 1 ? " " : "", v
+					printf "%s%d", (j > 1 ? " " : ""), v
 				}
 				print ""
 			}'
