@@ -20,6 +20,7 @@ rounds=3
 secs=3		# one synthetic run
 wrounds=2
 wsecs=2		# one replay
+budget=150	# seconds in the guest, for all runs (the boot's timeout is 240)
 traces=/lib/lake/traces
 csv=/tmp/demo.csv
 dbgst=/sys/kernel/debug/lake/linnos/lin/status
@@ -35,15 +36,16 @@ for i in $(seq 50); do
 done
 thr=$(lin_stat threshold_us)
 
-# /tmp/pre PREV MODE SEED SLOW_PCT: the counters of run PREV (if not -)
+# /tmp/pre PREV MODE SEED SLOW_PCT NAME: the counters of run PREV (if not -)
 # into /tmp/snap-PREV: "IOS DELAYED ABOVE TOTAL" (lake_slow's I/Os and
 # delayed ones; the target's reads above the threshold, and all), then
 # debugfs status; then the next run: bursts SLOW_PCT% of the time from
-# SEED, MODE, counters zeroed.
+# SEED, MODE, counters zeroed; /tmp/current names it.
 # (Writing the seed zeroes lake_slow's totals; its per-target counters are
 # not used, which saves two dmsetup calls a run.)
 cat > /tmp/pre <<PRE
 . /lib/lake/linnos.sh
+echo "\$5" > /tmp/current
 [ "\$1" = - ] || { echo \$(lin_slow_counts) \$(lin_hist_above $thr); cat $dbgst; } > /tmp/snap-\$1
 echo "\$4" > /sys/module/lake_slowdisk/parameters/slow_pct
 dmsetup message lin 0 mode "\$2" && dmsetup message lin 0 reset &&
@@ -53,6 +55,7 @@ PRE
 # The job file: one job per run, its exec_prerun first; /tmp/runs gets
 # "NAME WORKLOAD ROUND MODE OFFERED" per run.
 : > /tmp/runs
+: > /tmp/left-out
 prev=-
 cat > /tmp/demo.fio <<JOB
 [global]
@@ -65,7 +68,7 @@ JOB
 # job NAME WORKLOAD ROUND MODE SLOW_PCT OFFERED: a run's header.
 job() {
 	echo "$1 $2 $3 $4 $6" >> /tmp/runs
-	printf '[%s]\nexec_prerun=sh /tmp/pre %s %s %s %s\n' "$1" $prev "$4" "$3" "$5" >> /tmp/demo.fio
+	printf '[%s]\nexec_prerun=sh /tmp/pre %s %s %s %s %s\n' "$1" $prev "$4" "$3" "$5" "$1" >> /tmp/demo.fio
 	prev=$1
 }
 # synthetic NAME ROUND MODE SLOW_PCT [WORKLOAD]: lin_fio's workload, seeded
@@ -87,29 +90,44 @@ replay() {
 		$log $wsecs >> /tmp/demo.fio
 }
 
+# Round by round, so that a budget cut on a slow host leaves some of each.
 r=1
 while [ $r -le $rounds ]; do
 	if [ $((r % 2)) = 1 ]; then order="off cpu gpu"; else order="gpu cpu off"; fi
 	for m in $order; do synthetic s$r-$m $r $m 3; done
-	r=$((r + 1))
-done
-# Outside slow periods: a run with no bursts at all; every redirect is spurious.
-synthetic quiet-cpu 1 cpu 0 synthetic-quiet
-r=1
-while [ $r -le $wrounds ]; do
-	for w in azure bing cosmos mixed; do
-		if [ $((r % 2)) = 1 ]; then order="off cpu"; else order="cpu off"; fi
-		for m in $order; do replay $w $r $m; done
-	done
+	# Outside slow periods: a run with no bursts at all; every redirect is spurious.
+	[ $r = 1 ] && synthetic quiet-cpu 1 cpu 0 synthetic-quiet
+	if [ $r -le $wrounds ]; then
+		for w in azure bing cosmos mixed; do
+			if [ $((r % 2)) = 1 ]; then order="off cpu"; else order="cpu off"; fi
+			for m in $order; do replay $w $r $m; done
+		done
+	fi
 	r=$((r + 1))
 done
 
 say "replicas: two $((LIN_SECTORS / 2048)) MiB RAM disks under lake_slow: bursts of 20-60 ms on one replica at a time, 3% of the time, each I/O in a burst delayed 3 ms +-50%, the schedule restarted from the round's seed before every run"
 say "synthetic: 4 KiB random reads at 2000/s and writes at 105/s, Poisson arrivals (seeded by the round), libaio depth 32, ${secs} s a run, ${rounds} rounds; NN model, slow threshold ${thr} us"
 say "runs: $(wc -l < /tmp/runs), one fio invocation"
-(cd /tmp && fio --output-format=json /tmp/demo.fio 2> /tmp/fio.err) | lin_fio_jobs > /tmp/fio-runs
+# A slow host must still get its tables within the boot's timeout: past
+# the budget fio is interrupted (it reports what ran) and the runs left
+# out are said.
+(cd /tmp && exec fio --output-format=json /tmp/demo.fio > /tmp/fio.json 2> /tmp/fio.err) &
+fio_pid=$!
+stopped=
+while kill -0 $fio_pid 2> /dev/null; do
+	if [ $(($(date +%s) - t0)) -ge $budget ]; then
+		stopped=$(cat /tmp/current)
+		kill -TERM $fio_pid
+		say "time budget (${budget} s in the guest) spent: fio stopped; the runs not finished are left out"
+		break
+	fi
+	sleep 1
+done
+wait $fio_pid
+lin_fio_jobs < /tmp/fio.json > /tmp/fio-runs
 [ -s /tmp/fio-runs ] || say "fio failed: $(tail -n 1 /tmp/fio.err)"
-sh /tmp/pre "$prev" off 1 3
+sh /tmp/pre "$(cat /tmp/current)" off 1 3 -
 kill %1 2> /dev/null
 
 # One CSV row per run: fio's read latencies and count, the target's
@@ -118,7 +136,11 @@ kill %1 2> /dev/null
 # reads above the threshold, and lake_slow's delayed I/Os.
 echo "workload,round,seed,mode,p50_us,p99_us,p999_us,reads,offered,slow_pct,delayed,delayed_pct,accuracy,fast_base,f_submit,f_revoke,redirected_pct,probes,cpu_inf,gpu_inf,ns_per_inf" > $csv
 while read -r name wl round mode offered; do
-	res=$(awk -v n="$name" '$1 == n { print $2, $3, $4, $5 }' /tmp/fio-runs)
+	res=$(awk -v n="$name" '$1 == n && $5 > 0 { print $2, $3, $4, $5 }' /tmp/fio-runs)
+	if [ -z "$res" ] || [ ! -s /tmp/snap-$name ] || [ "$name" = "$stopped" ]; then
+		echo "$name" >> /tmp/left-out
+		continue
+	fi
 	{ echo "$wl $round $round $mode $offered ${res:-0 0 0 0}"; cat /tmp/snap-$name 2> /dev/null; } | awk '
 		NR == 1 { split($0, a, " "); next }
 		NR == 2 { split($0, c, " "); next }
@@ -145,6 +167,7 @@ while read -r name wl round mode offered; do
 		}' >> $csv
 done < /tmp/runs
 sed 's/^/demo-csv: /' $csv
+[ -s /tmp/left-out ] && say "left out: $(tr '\n' ' ' < /tmp/left-out)"
 
 # summary: per workload and mode, the median and range of each column.
 # med FIELD: "median (min-max)" of CSV field FIELD over the rows on stdin.
