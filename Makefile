@@ -198,7 +198,9 @@ after-deps-bench: $(if $(NEWEST),,no-kernel)
 after-deps-demo: $(if $(NEWEST),,no-kernel)
 	@$(MAKE) --no-print-directory vm-images KVERS=$(NEWEST)
 	@VM_MODE=demo tests/vm/run $(NEWEST) 1 >/dev/null; \
-		rc=$$?; grep -E '^(demo|LAKE_VM)' $(BUILD)/vm/$(NEWEST)-smp1-demo.log.txt; exit $$rc
+		rc=$$?; log=$(BUILD)/vm/$(NEWEST)-smp1-demo.log.txt; grep -E '^(demo:|LAKE_VM)' $$log; \
+		mkdir -p $(BUILD)/demo && sed -n 's/^demo-csv: //p' $$log > $(BUILD)/demo/linnos.csv && \
+		echo "demo: one row per run in $(BUILD)/demo/linnos.csv"; exit $$rc
 
 clean:
 	rm -rf $(BUILD)

@@ -46,11 +46,20 @@ kill $flood
 wait $flood 2> /dev/null
 echo holders_end > $b
 # LinnOS: a batch of feature vectors through each side, the whole path
-# (examples/linnos, debugfs bench), batch 1 to 256, and the crossover.
+# (examples/linnos, debugfs bench), batch 1 to 256, and the crossover, for
+# NN, NN+1 and NN+2 (LAKE's GPU took over from batch 8 for NN, 4 for the
+# deeper two).
 . /lib/lake/linnos.sh
 if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
 	b=/sys/kernel/debug/lake/linnos/lin/bench
-	echo run > $b && sed 's/^/bench: linnos /' $b
+	for v in "NN nn 8" "NN+1 nn1 4" "NN+2 nn2 4"; do
+		set -- $v
+		if dmsetup message lin 0 model linnos/linnos_$2.lnw && echo run > $b; then
+			sed "s/^/bench: linnos $1 /; s/^\(bench: linnos $1 crossover .*\)/\1 (LAKE: $3)/" $b
+		else
+			echo "bench: linnos $1 failed"
+		fi
+	done
 else
 	echo "bench: linnos setup failed"
 fi

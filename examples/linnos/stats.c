@@ -299,7 +299,8 @@ static const struct file_operations trace_fops = {
  * vectors through each side with the current model, BENCH_ROUNDS times
  * each after one untimed run (the first GPU call sets the path up), and
  * keeps the fastest, the one least disturbed by other work; reading prints one line per size and the crossover, the
- * smallest size from which the GPU side was faster ("never" when it was not).
+ * smallest size from which on the GPU side was faster at every size ("never" when it was not
+ * at the largest).
  */
 #define BENCH_ROUNDS	5
 #define BENCH_SIZES	9	/* 1 .. 256 */
@@ -362,12 +363,12 @@ static int bench_show(struct seq_file *sf, void *unused)
 	u32 i, cross = 0;
 
 	mutex_lock(&lt->model_lock);
-	for (i = 0; i < lt->bench_sizes; i++) {
+	for (i = 0; i < lt->bench_sizes; i++)
 		seq_printf(sf, "batch %u cpu_ns %llu gpu_ns %llu\n", lt->bench[i].batch,
 			   lt->bench[i].cpu_ns, lt->bench[i].gpu_ns);
-		if (!cross && lt->bench[i].gpu_ns < lt->bench[i].cpu_ns)
-			cross = lt->bench[i].batch;
-	}
+	/* From which size on the GPU side stays faster: one disturbed size is no crossover. */
+	for (i = lt->bench_sizes; i > 0 && lt->bench[i - 1].gpu_ns < lt->bench[i - 1].cpu_ns; i--)
+		cross = lt->bench[i - 1].batch;
 	if (lt->bench_sizes) {
 		if (cross)
 			seq_printf(sf, "crossover %u\n", cross);

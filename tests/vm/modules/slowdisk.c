@@ -22,7 +22,10 @@
  * see the same bursts at the same offsets. Status is "ios N delayed N
  * bursts N": the I/Os this target passed and delayed (the ground truth of
  * slow I/O) and the bursts the schedule has started; the message "reset"
- * zeroes this target's counters. Parameters are writable at run time.
+ * zeroes this target's counters. The read-only parameters ios and delayed
+ * are the same counts over every target since the seed was last written
+ * (the demo reads them between runs without a dmsetup call each).
+ * Parameters are writable at run time.
  */
 #include <linux/device-mapper.h>
 #include <linux/hrtimer.h>
@@ -57,6 +60,7 @@ static atomic64_t bursts;
 static struct workqueue_struct *slow_wq;
 
 static unsigned int seed = 1;
+static atomic64_t total_ios, total_delayed;
 
 struct slow_target {
 	struct dm_dev *dev;
@@ -89,6 +93,8 @@ static int seed_set(const char *val, const struct kernel_param *kp)
 	sched_restart_locked(ktime_get_ns());
 	spin_unlock_irqrestore(&sched_lock, flags);
 	atomic64_set(&bursts, 0);
+	atomic64_set(&total_ios, 0);
+	atomic64_set(&total_delayed, 0);
 	return 0;
 }
 
@@ -98,6 +104,26 @@ static const struct kernel_param_ops seed_ops = {
 };
 module_param_cb(seed, &seed_ops, &seed, 0644);
 MODULE_PARM_DESC(seed, "the schedule's seed; writing it restarts the schedule");
+
+static int total_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("lake_slow: %s is read-only\n", kp->name);
+	return -EPERM;
+}
+
+static int total_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read((atomic64_t *)kp->arg));
+}
+
+static const struct kernel_param_ops total_ops = {
+	.set = total_set,
+	.get = total_get,
+};
+module_param_cb(ios, &total_ops, &total_ios, 0444);
+MODULE_PARM_DESC(ios, "I/Os passed by every target since the seed was written");
+module_param_cb(delayed, &total_ops, &total_delayed, 0444);
+MODULE_PARM_DESC(delayed, "I/Os delayed by every target since the seed was written");
 
 static u64 next_rand(void)
 {
@@ -181,9 +207,11 @@ static int slow_map(struct dm_target *ti, struct bio *bio)
 	bio_set_dev(bio, st->dev->bdev);
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	atomic64_inc(&st->ios);
+	atomic64_inc(&total_ios);
 	if (!us || !bio_sectors(bio) || !is_slow(st->index))
 		return DM_MAPIO_REMAPPED;
 	atomic64_inc(&st->delayed);
+	atomic64_inc(&total_delayed);
 	us = us / 2 + get_random_u32_below(us + 1);
 	sio->bio = bio;
 	INIT_WORK(&sio->work, slow_submit);
