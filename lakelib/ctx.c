@@ -27,7 +27,7 @@
 #include "lakelib.h"
 
 #define PRUNE_MIN	64U
-#define COUNT_PRUNE	32U	/* entries one count looks at */
+#define COUNT_PRUNE	256U	/* entries one count looks at */
 
 struct ctx_entry {
 	struct hlist_node node;

@@ -118,10 +118,11 @@ fences=$(stat_of fences)
 killed=$(stat_of killed)
 portid=$(stat_of daemon_portid)
 stray=$(stat_of stray_replies)
+stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
 kill -STOP $pid
 echo sync > $calls &
 victim=$!
-sleep 0.3
+check rpc.killed_rangefree_in_flight wait_for 20 stat_ge in_flight 1
 kill -9 $victim
 wait $victim
 kill -CONT $pid
@@ -135,7 +136,7 @@ run ctx_works
 kill -STOP $pid
 echo dtoh > $calls &
 victim=$!
-sleep 0.3
+check rpc.killed_shm_in_flight wait_for 20 stat_ge in_flight 1
 kill -9 $victim
 wait $victim
 kill -CONT $pid
