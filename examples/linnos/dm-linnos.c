@@ -410,7 +410,7 @@ static void gpu_job_run(struct work_struct *w)
 	job->finished = true;
 	/* Under the lock: a worker that sees finished may reuse the job. */
 	if (job->abandoned)
-		job->busy = false;
+		WRITE_ONCE(job->busy, false);
 	else
 		complete(&job->done);
 	spin_unlock_irqrestore(&job->lock, flags);
