@@ -177,7 +177,9 @@ reads0=$(st_of reads)
 writes0=$(st_of writes)
 gpu0=$(st_of gpu_inferences)
 dmesg -c > /dev/null
-in_cg 1000 stress-ng --vm 1 --vm-bytes 28M --vm-keep --timeout 20s > /tmp/stress.out 2>&1 &
+# In a session of its own: stress-ng signals its whole process group when it
+# gives up on a stressor, which must not reach this script.
+in_cg 1000 setsid stress-ng --vm 1 --vm-bytes 28M --vm-keep --timeout 20s > /tmp/stress.out 2>&1 &
 stress_pid=$!
 in_cg -1000 fio --minimal --directory=/mnt/lg --ioengine=psync --bs=4k --size=5M \
 	--time_based --runtime=20 --group_reporting \
