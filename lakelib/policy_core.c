@@ -14,15 +14,19 @@
  *
  *   mode cpu                         -> CPU  forced_cpu
  *   laked down / no usable device    -> CPU  no_daemon / no_device
- *   mode gpu                         -> GPU  forced_gpu
  *   no load report, or one older
- *   than load_max_age_ns             -> CPU  stale_load (laked unresponsive)
+ *   than load_max_age_ns (not gpu)   -> CPU  stale_load (laked unresponsive)
  *   tripped, back-off not over       -> CPU  tripped
  *   tripped, probe in flight         -> CPU  probe_wait
+ *   mode gpu                         -> GPU  forced_gpu, or probe if tripped
  *   batch < crossover                -> CPU  uncalibrated / below_crossover
  *   contended                        -> CPU  contended
  *   tripped, back-off over           -> GPU  probe (at most one in flight)
  *   otherwise                        -> GPU  gpu_wins
+ *
+ * Mode gpu skips the load, crossover and contention rules but not the trip:
+ * a GPU side that fails or is wedged sends a forced policy to the CPU too,
+ * and it comes back through the same probe and back-off as auto.
  *
  * Contention is LAKE's rule: utilization above util_max_pct with more than
  * procs_max compute processes (70% and 1 by default); optionally laked's
@@ -362,18 +366,27 @@ static bool contended(const struct lake_policy *p)
 	return p->cfg.queue_max && l->queue > p->cfg.queue_max;
 }
 
+/* The one batch that tests a tripped GPU side. */
+static enum lake_policy_reason start_probe(struct lake_policy *p, u64 now_ns)
+{
+	p->probe_pending = true;
+	p->probe_at_ns = now_ns;
+	p->cnt.probes++;
+	return LAKE_REASON_PROBE;
+}
+
 static enum lake_policy_reason decide(struct lake_policy *p, u32 batch,
 				      u64 now_ns)
 {
+	bool forced = p->mode == LAKE_POLICY_GPU;
+
 	if (p->mode == LAKE_POLICY_CPU)
 		return LAKE_REASON_FORCED_CPU;
 	if (!p->daemon_up)
 		return LAKE_REASON_NO_DAEMON;
 	if (!p->device_ok)
 		return LAKE_REASON_NO_DEVICE;
-	if (p->mode == LAKE_POLICY_GPU)
-		return LAKE_REASON_FORCED_GPU;
-	if (load_stale(p, now_ns))
+	if (!forced && load_stale(p, now_ns))
 		return LAKE_REASON_STALE_LOAD;
 	if (p->tripped) {
 		if (p->probe_pending) {
@@ -384,17 +397,15 @@ static enum lake_policy_reason decide(struct lake_policy *p, u32 batch,
 		if (now_ns < p->retry_at_ns)
 			return LAKE_REASON_TRIPPED;
 	}
+	if (forced)
+		return p->tripped ? start_probe(p, now_ns) : LAKE_REASON_FORCED_GPU;
 	if (batch < p->crossover)
 		return p->calibrated || p->crossover_override ?
 		       LAKE_REASON_BELOW_CROSSOVER : LAKE_REASON_UNCALIBRATED;
 	if (contended(p))
 		return LAKE_REASON_CONTENDED;
-	if (p->tripped) {
-		p->probe_pending = true;
-		p->probe_at_ns = now_ns;
-		p->cnt.probes++;
-		return LAKE_REASON_PROBE;
-	}
+	if (p->tripped)
+		return start_probe(p, now_ns);
 	return LAKE_REASON_GPU_WINS;
 }
 

@@ -77,26 +77,33 @@
  *   batch there, then submits the reads. Batches form from reads that
  *   arrive while the previous batch runs, so an idle target adds no
  *   window to a lone read. gpu forces the policy to the GPU (it still
- *   answers CPU when laked is gone); auto starts from LAKE's crossover (the
+ *   answers CPU when laked is gone, and when the GPU side failed: it
+ *   trips, and probes its way back as auto does); auto starts from LAKE's crossover (the
  *   GPU from 8 vectors) and, after a "calibrate" message, follows the
  *   measured times instead.
  * - off: no prediction; every read goes to its home.
  *
  * No I/O is lost to prediction. Without a model every read goes home. A GPU batch that fails (laked killed mid-batch, a timeout, an
  * error) is reported to the policy, which trips to the CPU, and the same
- * batch is predicted on the CPU; the reads then go out as usual. A GPU call
- * waits at most lakelib's timeout_ms, and laked's death fails it at once.
- * The worker never fails a read: whatever happens, each one is submitted
- * to a replica. Removal: dm suspends the device first and waits for every
+ * batch is predicted on the CPU; the reads then go out as usual. The GPU
+ * batch runs as a job of its own (linnos_gpu_wq, its own buffers and model
+ * reference); the worker waits for it at most gpu_deadline_ms (a module
+ * parameter, 30 ms), then counts it late and failed and predicts on the
+ * CPU. A late job runs on, bounded by lakelib's timeout_ms, and its result
+ * is dropped; until it ends, batches go to the CPU (one GPU batch in
+ * flight). The worker never fails a read: whatever happens, each one is
+ * submitted to a replica. Removal: dm suspends the device first and waits for every
  * bio it handed us, queued ones included, so the target is destroyed with
  * nothing in flight; a live target holds the module.
  *
  * The model. Weight files are loaded with request_firmware_direct() (from
  * /lib/firmware) at table load or by "model FILE" message; a file the parser
  * refuses leaves the previous model in place and says why in the log. A swap
- * is RCU for the inline path and under model_lock for the worker, so no
- * read ever sees a freed model. The GPU's copy of the weights is refreshed
- * by the first GPU batch after a swap.
+ * is RCU for the inline path; the worker, its GPU job, calibration and the
+ * debugfs tools take a reference (linnos_model_ref) that outlives the RPC,
+ * so no read ever sees a freed model and no swap or status waits for laked.
+ * The GPU's copy of the weights is refreshed by the first GPU batch after a
+ * swap (gpu.c: the loaded model is compared with the batch's).
  *
  * Messages (dmsetup message NAME 0 ...): "mode auto|cpu|gpu|off",
  * "threshold US" (for judging predictions; the model's own until set),
@@ -108,9 +115,11 @@
  * Limits. Two replicas, no resync (above). The pending count is of
  * this target's I/O only, not of other users of the replica. Features are
  * taken when the read is mapped, while the trace records the history at
- * issue; on the inline path those are the same moment. A GPU batch sleeps in
- * a reclaim workqueue: under memory pressure laked must still make progress,
- * and lakelib's timeout is the bound if it does not.
+ * issue; on the inline path those are the same moment. Under memory
+ * pressure laked may be slow to make progress (it may even fault on a
+ * filesystem above this target): the deadline bounds what that costs a read,
+ * and the target's calls into lake run in a NOIO scope (gpu.c), so that
+ * their own allocations never wait for I/O.
  */
 #include <linux/firmware.h>
 #include <linux/module.h>
@@ -130,7 +139,30 @@
 #define LINNOS_STRIPE_SHIFT	3
 
 struct workqueue_struct *linnos_wq;
+static struct workqueue_struct *linnos_gpu_wq;
 static atomic_t linnos_ids = ATOMIC_INIT(0);
+
+/*
+ * How long a worker batch waits for the GPU before its reads are predicted
+ * on the CPU and sent (ms). A healthy round trip is tens of us on a GPU and
+ * about 1 ms (p99.9 10 ms) on laked's host device under TCG; 30 ms is three
+ * times that worst healthy case, so sound batches do not trip the policy,
+ * and it bounds what a wedged laked adds to a read to the length of one
+ * slow-replica burst, not lakelib's timeout_ms (10 s by default).
+ */
+static unsigned int gpu_deadline_ms = 30;
+
+static int deadline_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 10000);
+}
+
+static const struct kernel_param_ops deadline_ops = {
+	.set = deadline_set,
+	.get = param_get_uint,
+};
+module_param_cb(gpu_deadline_ms, &deadline_ops, &gpu_deadline_ms, 0644);
+MODULE_PARM_DESC(gpu_deadline_ms, "a worker batch's wait for the GPU, ms (1..10000, default 30)");
 
 static const struct lake_feature_desc linnos_schema[LINNOS_NR_FEATURES] = {
 	[LINNOS_F_PENDING] = { "pending", sizeof(u32), 1 },
@@ -175,7 +207,6 @@ static int set_model(struct linnos_target *lt, const char *name)
 	rcu_assign_pointer(lt->model, m);
 	if (m && !lt->threshold_set)
 		WRITE_ONCE(lt->threshold_us, linnos_model_threshold_us(m));
-	lt->model_gen++;
 	strscpy(lt->model_name, m ? name : "none", sizeof(lt->model_name));
 	mutex_unlock(&lt->model_lock);
 	synchronize_rcu();
@@ -531,27 +562,106 @@ static int linnos_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_REMAPPED;
 }
 
-/* Predict one batch of queued reads, on the side the policy picks. */
-static void predict_batch(struct linnos_target *lt, struct bio **bios, u32 n, u8 *slow)
+/* The current model with a reference, for a user that sleeps with it. */
+struct linnos_model *linnos_model_ref(struct linnos_target *lt)
+{
+	struct linnos_model *m;
+
+	rcu_read_lock();
+	m = rcu_dereference(lt->model);
+	/* A swap frees the old model only after a grace period: m holds one. */
+	if (m)
+		linnos_model_get(m);
+	rcu_read_unlock();
+	return m;
+}
+
+/* The GPU job (linnos_gpu_wq): one batch through lake, for the worker. */
+static void gpu_job_run(struct work_struct *w)
+{
+	struct linnos_gpu_job *job = container_of(w, struct linnos_gpu_job, work);
+	struct linnos_target *lt = container_of(job, struct linnos_target, job);
+	unsigned long flags;
+	u64 t0 = ktime_get_ns();
+	int ret;
+
+	mutex_lock(&lt->gpu_lock);
+	ret = linnos_gpu_infer(lt, job->m, job->in[0], job->n, job->slow);
+	mutex_unlock(&lt->gpu_lock);
+	linnos_model_free(job->m);
+	job->m = NULL;
+	spin_lock_irqsave(&job->lock, flags);
+	job->ret = ret;
+	job->ns = ktime_get_ns() - t0;
+	job->finished = true;
+	/* Under the lock: a worker that sees finished may reuse the job. */
+	if (job->abandoned)
+		WRITE_ONCE(job->busy, false);
+	else
+		complete(&job->done);
+	spin_unlock_irqrestore(&job->lock, flags);
+}
+
+/*
+ * @nv vectors of lt->batch_in on the GPU, waited for at most
+ * gpu_deadline_ms: 0 with the verdicts in @slow, -ETIMEDOUT (the job goes
+ * on, its result will be dropped) or the job's error. Worker only.
+ */
+static int gpu_batch(struct linnos_target *lt, struct linnos_model *m, u32 nv, u8 *slow)
+{
+	struct linnos_gpu_job *job = &lt->job;
+	unsigned long flags;
+	int ret;
+
+	memcpy(job->in, lt->batch_in, nv * LINNOS_INPUTS);
+	job->n = nv;
+	linnos_model_get(m);
+	job->m = m;
+	job->finished = false;
+	job->abandoned = false;
+	reinit_completion(&job->done);
+	WRITE_ONCE(job->busy, true);
+	queue_work(linnos_gpu_wq, &job->work);
+	wait_for_completion_timeout(&job->done, msecs_to_jiffies(READ_ONCE(gpu_deadline_ms)));
+	spin_lock_irqsave(&job->lock, flags);
+	if (!job->finished) {
+		job->abandoned = true;
+		spin_unlock_irqrestore(&job->lock, flags);
+		atomic64_inc(&lt->st.gpu_late);
+		return -ETIMEDOUT;
+	}
+	spin_unlock_irqrestore(&job->lock, flags);
+	ret = job->ret;
+	if (!ret)
+		memcpy(slow, job->slow, nv);
+	WRITE_ONCE(job->busy, false);
+	return ret;
+}
+
+/*
+ * Predict one batch of queued reads, on the side the policy picks; the CPU
+ * while an earlier GPU batch given up on still runs.
+ */
+static void predict_batch(struct linnos_target *lt, struct linnos_model *m,
+			  struct bio **bios, u32 n, u8 *slow)
 {
 	u8 (*in)[LINNOS_INPUTS] = lt->batch_in;
-	const struct linnos_model *m;
-	enum lake_target side;
+	enum lake_target side = LAKE_TARGET_CPU;
 	u32 i, nv = 2 * n;
 	u64 t0, ns;
 	int ret;
 
-	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
 	for (i = 0; i < n; i++) {
 		struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
 
 		memcpy(in[2 * i], io->in[0], LINNOS_INPUTS);
 		memcpy(in[2 * i + 1], io->in[1], LINNOS_INPUTS);
 	}
-	side = lake_fallback_choose(lt->fb, nv);
+	if (!READ_ONCE(lt->job.busy))
+		side = lake_fallback_choose(lt->fb, nv);
 	t0 = ktime_get_ns();
 	if (side == LAKE_TARGET_GPU) {
-		ret = linnos_gpu_infer(lt, m, in[0], nv, slow);
+		ret = gpu_batch(lt, m, nv, slow);
 		ns = ktime_get_ns() - t0;
 		if (!ret) {
 			lake_fallback_report_gpu(lt->fb, nv, ns);
@@ -576,16 +686,20 @@ static void predict_batch(struct linnos_target *lt, struct bio **bios, u32 n, u8
 	atomic64_add(ns, &lt->st.cpu_ns);
 }
 
+/*
+ * The worker: batches from the queue until it is empty. Each batch holds a
+ * reference to the model, not model_lock, so swaps and status never wait
+ * for laked.
+ */
 static void linnos_work(struct work_struct *w)
 {
 	struct linnos_target *lt = container_of(w, struct linnos_target, work);
 	u8 *slow = lt->batch_slow;
 	struct bio *bios[LINNOS_MAX_BATCH];
-	const struct linnos_model *m;
+	struct linnos_model *m;
 	unsigned long flags;
 	u32 n, i;
 
-	mutex_lock(&lt->model_lock);
 	for (;;) {
 		spin_lock_irqsave(&lt->qlock, flags);
 		for (n = 0; n < LINNOS_MAX_BATCH; n++) {
@@ -597,9 +711,9 @@ static void linnos_work(struct work_struct *w)
 		if (!n)
 			break;
 		atomic64_inc(&lt->st.worker_batches);
-		m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+		m = linnos_model_ref(lt);
 		if (m)
-			predict_batch(lt, bios, n, slow);
+			predict_batch(lt, m, bios, n, slow);
 		for (i = 0; i < n; i++) {
 			struct linnos_io *io = dm_per_bio_data(bios[i], sizeof(*io));
 
@@ -608,8 +722,8 @@ static void linnos_work(struct work_struct *w)
 			bio_clear_polled(bios[i]);
 			submit_bio_noacct(bios[i]);
 		}
+		linnos_model_free(m);
 	}
-	mutex_unlock(&lt->model_lock);
 }
 
 static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
@@ -661,47 +775,53 @@ static int linnos_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *er
 
 /*
  * Made-up inputs for timing: every digit varies, since a CPU path may skip
- * the weights of a zero digit. Under model_lock.
+ * the weights of a zero digit.
  */
-void linnos_fake_inputs(struct linnos_target *lt)
+void linnos_fake_inputs(u8 (*in)[LINNOS_INPUTS])
 {
 	u32 i, k;
 
 	for (i = 0; i < LINNOS_MAX_VECTORS; i++)
 		for (k = 0; k < LINNOS_INPUTS; k++)
-			lt->batch_in[i][k] = (i * 7 + k * 3 + 1) % 10;
+			in[i][k] = (i * 7 + k * 3 + 1) % 10;
 }
 
-/* lake_fallback_calibrate()'s made-up batches. */
+struct calib_arg {
+	struct linnos_target *lt;
+	struct linnos_model *m;
+};
+
+/* lake_fallback_calibrate()'s made-up batches. Under gpu_lock. */
 static int calib_run(void *arg, enum lake_target side, u32 nv)
 {
-	struct linnos_target *lt = arg;
-	const struct linnos_model *m;
+	struct calib_arg *c = arg;
+	struct linnos_target *lt = c->lt;
 
-	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
-	linnos_fake_inputs(lt);
+	linnos_fake_inputs(lt->tool_in);
 	if (side == LAKE_TARGET_GPU)
-		return linnos_gpu_infer(lt, m, lt->batch_in[0], nv, lt->batch_slow);
-	linnos_infer_batch(m, lt->batch_in[0], nv, lt->batch_slow);
+		return linnos_gpu_infer(lt, c->m, lt->tool_in[0], nv, lt->tool_slow);
+	linnos_infer_batch(c->m, lt->tool_in[0], nv, lt->tool_slow);
 	return 0;
 }
 
 static int calibrate(struct linnos_target *lt)
 {
-	int ret = -ENOENT;
+	struct calib_arg c = { .lt = lt, .m = linnos_model_ref(lt) };
+	int ret;
 
-	mutex_lock(&lt->model_lock);
-	if (rcu_access_pointer(lt->model)) {
-		/* The measured crossover replaces LAKE's starting point. */
-		lake_fallback_set_crossover(lt->fb, 0);
-		ret = lake_fallback_calibrate(lt->fb, CALIB_ROUNDS, calib_run, lt);
-		if (ret)
-			lake_fallback_set_crossover(lt->fb, FB_START_CROSSOVER);
-	}
-	mutex_unlock(&lt->model_lock);
-	if (ret == -ENOENT)
+	if (!c.m) {
 		DMERR("%s: calibrate needs a model", lt->fb_name);
-	else if (ret)
+		return -ENOENT;
+	}
+	mutex_lock(&lt->gpu_lock);
+	/* The measured crossover replaces LAKE's starting point. */
+	lake_fallback_set_crossover(lt->fb, 0);
+	ret = lake_fallback_calibrate(lt->fb, CALIB_ROUNDS, calib_run, &c);
+	if (ret)
+		lake_fallback_set_crossover(lt->fb, FB_START_CROSSOVER);
+	mutex_unlock(&lt->gpu_lock);
+	linnos_model_free(c.m);
+	if (ret)
 		DMERR("%s: calibration failed: %d", lt->fb_name, ret);
 	return ret;
 }
@@ -830,10 +950,12 @@ static void linnos_dtr(struct dm_target *ti)
 	flush_work(&lt->work);
 	flush_work(&lt->retry_work);
 	flush_work(&lt->event_work);
+	/* A batch the worker gave up on: it ends within lakelib's timeout_ms. */
+	flush_work(&lt->job.work);
 	linnos_debugfs_remove(lt);
-	mutex_lock(&lt->model_lock);
-	linnos_gpu_release(&lt->gpu);
-	mutex_unlock(&lt->model_lock);
+	mutex_lock(&lt->gpu_lock);
+	linnos_gpu_release(lt);
+	mutex_unlock(&lt->gpu_lock);
 	if (rcu_access_pointer(lt->model))
 		linnos_model_free(rcu_dereference_protected(lt->model, true));
 	lake_fallback_destroy(lt->fb);
@@ -863,7 +985,11 @@ static int linnos_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	lt->id = atomic_inc_return(&linnos_ids) - 1;
 	snprintf(lt->fb_name, sizeof(lt->fb_name), "linnos%u", lt->id);
 	mutex_init(&lt->model_lock);
+	mutex_init(&lt->gpu_lock);
 	mutex_init(&lt->trace_lock);
+	INIT_WORK(&lt->job.work, gpu_job_run);
+	init_completion(&lt->job.done);
+	spin_lock_init(&lt->job.lock);
 	spin_lock_init(&lt->qlock);
 	bio_list_init(&lt->queue);
 	INIT_WORK(&lt->work, linnos_work);
@@ -950,9 +1076,15 @@ static int __init linnos_init(void)
 	linnos_wq = alloc_workqueue("linnos", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!linnos_wq)
 		return -ENOMEM;
+	/* Its own rescuer: the worker, in reclaim, may wait for a GPU job. */
+	linnos_gpu_wq = alloc_workqueue("linnos_gpu", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!linnos_gpu_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = linnos_debugfs_init();
 	if (ret)
-		goto err_wq;
+		goto err_gpu_wq;
 	ret = dm_register_target(&linnos_target_type);
 	if (ret)
 		goto err_debugfs;
@@ -960,6 +1092,8 @@ static int __init linnos_init(void)
 
 err_debugfs:
 	linnos_debugfs_exit();
+err_gpu_wq:
+	destroy_workqueue(linnos_gpu_wq);
 err_wq:
 	destroy_workqueue(linnos_wq);
 	return ret;
@@ -969,6 +1103,7 @@ static void __exit linnos_exit(void)
 {
 	dm_unregister_target(&linnos_target_type);
 	linnos_debugfs_exit();
+	destroy_workqueue(linnos_gpu_wq);
 	destroy_workqueue(linnos_wq);
 }
 

@@ -7,9 +7,11 @@
  * module linnos.fatbin (laked's host device serves linnos.so for it), the
  * three kernels, a stream, device arrays for LINNOS_MAX_VECTORS vectors,
  * and one lakeshm buffer for inputs and results. The weights go to device
- * memory once per model: a batch run with a model whose generation differs
- * from the loaded one first copies that model's linnos_model_export() in
- * (a synchronous copy, once per swap).
+ * memory once per model: a batch run with another model than the loaded
+ * one first copies that model's linnos_model_export() in (a synchronous
+ * copy, once per swap). The GPU side holds a reference to the model it
+ * loaded, so "another model" is a pointer compare that no freed and
+ * reallocated model can fool.
  *
  * A batch: the inputs are copied into the lakeshm buffer, then one
  * cuMemcpyHtoDAsync, the launches (layer0, 0..2 hidden, output), one
@@ -19,10 +21,19 @@
  * destroyed; a laked that died refuses its stale handle, which is fine), so
  * the next GPU batch starts afresh; the caller predicts on the CPU.
  *
- * Everything here runs under the target's model_lock, in the worker or in
- * calibration: one GPU batch per target at a time, and the context is
- * current only while it runs.
+ * Everything here runs under the target's gpu_lock (the worker's GPU job,
+ * calibration, the bench and compare files): one GPU batch per target at a
+ * time, and the context is current only while it runs.
+ *
+ * Every call into lake runs in a NOIO scope (memalloc_noio_save): lakelib
+ * allocates with GFP_KERNEL (call records, netlink messages, packed
+ * parameters), and reclaim entered from here must not issue I/O, which
+ * may be I/O to this very target, whose reads wait for this batch. The
+ * scope makes those allocations GFP_NOIO: they still reclaim clean memory
+ * and wait for it, and fail only where a NOIO one would, which lakelib
+ * returns as an error (-EIO here: the reads are predicted on the CPU).
  */
+#include <linux/sched/mm.h>
 #include <lake/shm.h>
 #include "target.h"
 
@@ -62,7 +73,7 @@ static CUresult gpu_setup(struct linnos_gpu *g)
 }
 
 /* The model's weights into device memory; 0 or a CUresult. */
-static CUresult gpu_load(struct linnos_gpu *g, const struct linnos_model *m, u64 gen)
+static CUresult gpu_load(struct linnos_gpu *g, struct linnos_model *m)
 {
 	size_t bytes = linnos_model_export(m, NULL, 0);
 	CUresult r;
@@ -71,7 +82,8 @@ static CUresult gpu_load(struct linnos_gpu *g, const struct linnos_model *m, u64
 	if (g->weights)
 		cuMemFree(g->weights);
 	g->weights = 0;
-	g->loaded_gen = 0;
+	linnos_model_free(g->loaded);
+	g->loaded = NULL;
 	buf = lake_shm_alloc(bytes);
 	if (!buf)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -80,8 +92,10 @@ static CUresult gpu_load(struct linnos_gpu *g, const struct linnos_model *m, u64
 	if (!r)
 		r = cuMemcpyHtoD(g->weights, buf, bytes);
 	lake_shm_free(buf);
-	if (!r)
-		g->loaded_gen = gen;
+	if (!r) {
+		linnos_model_get(m);
+		g->loaded = m;
+	}
 	return r;
 }
 
@@ -121,43 +135,59 @@ static CUresult gpu_exec(struct linnos_gpu *g, const struct linnos_model *m, u32
 	return r ? r : sync;
 }
 
-void linnos_gpu_release(struct linnos_gpu *g)
+static void gpu_release(struct linnos_gpu *g)
 {
 	/* The context owns the module, stream and device memory. */
 	if (g->ctx)
 		cuCtxDestroy(g->ctx);
 	if (g->in_shm)
 		lake_shm_free(g->in_shm);
+	linnos_model_free(g->loaded);
 	memset(g, 0, sizeof(*g));
 }
 
-int linnos_gpu_infer(struct linnos_target *lt, const struct linnos_model *m,
+void linnos_gpu_release(struct linnos_target *lt)
+{
+	unsigned int noio = memalloc_noio_save();
+
+	lockdep_assert_held(&lt->gpu_lock);
+	gpu_release(&lt->gpu);
+	memalloc_noio_restore(noio);
+}
+
+int linnos_gpu_infer(struct linnos_target *lt, struct linnos_model *m,
 		     const u8 *in, u32 n, u8 *out)
 {
 	struct linnos_gpu *g = &lt->gpu;
 	const char *name = "?";
 	CUresult r = CUDA_SUCCESS;
+	unsigned int noio;
 
+	lockdep_assert_held(&lt->gpu_lock);
 	if (!n || n > LINNOS_MAX_VECTORS)
 		return -EINVAL;
+	noio = memalloc_noio_save();
 	if (!g->ready) {
-		linnos_gpu_release(g);
+		gpu_release(g);
 		g->in_shm = lake_shm_alloc(LINNOS_MAX_VECTORS * (LINNOS_INPUTS + 1));
-		if (!g->in_shm)
+		if (!g->in_shm) {
+			memalloc_noio_restore(noio);
 			return -ENOMEM;
+		}
 		g->slow_shm = g->in_shm + LINNOS_MAX_VECTORS * LINNOS_INPUTS;
 		r = gpu_setup(g);
 	} else {
 		r = cuCtxSetCurrent(g->ctx);
 	}
-	if (!r && g->loaded_gen != lt->model_gen)
-		r = gpu_load(g, m, lt->model_gen);
+	if (!r && g->loaded != m)
+		r = gpu_load(g, m);
 	if (!r) {
 		memcpy(g->in_shm, in, n * LINNOS_INPUTS);
 		r = gpu_exec(g, m, n);
 	}
 	g->ready = !r;
 	cuCtxSetCurrent(NULL);
+	memalloc_noio_restore(noio);
 	if (r) {
 		cuGetErrorName(r, &name);
 		pr_warn_ratelimited("linnos: %s: GPU batch failed: %s\n", lt->fb_name, name);

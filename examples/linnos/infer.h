@@ -38,6 +38,7 @@ struct linnos_layer {
  * the multiply-adds, exactly.
  */
 struct linnos_model {
+	lake_port_ref ref;
 	enum linnos_variant variant;
 	u32 nlayers;
 	u32 threshold_us;

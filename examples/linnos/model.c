@@ -207,6 +207,7 @@ int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 		*why = "out of memory";
 		return -ENOMEM;
 	}
+	lake_port_ref_init(&m->ref);
 	m->variant = v;
 	m->nlayers = linnos_layers(v);
 	m->threshold_us = get_le32(p + 16);
@@ -256,9 +257,14 @@ range:
 	return -EINVAL;
 }
 
+void linnos_model_get(struct linnos_model *m)
+{
+	lake_port_ref_get(&m->ref);
+}
+
 void linnos_model_free(struct linnos_model *m)
 {
-	if (m)
+	if (m && lake_port_ref_put(&m->ref))
 		lake_port_kvfree(m);
 }
 

@@ -49,6 +49,14 @@ struct linnos_model;	/* parsed, validated weights; opaque */
  */
 int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 		       const char **why);
+/*
+ * A parsed model holds one reference, its owner's. linnos_model_get() adds
+ * one for a user that outlives the owner's hold (the GPU batch, whose RPC
+ * may outlast a swap); linnos_model_free() drops one and frees the model
+ * with the last. Concurrent gets and frees are safe; a get needs a
+ * reference or an RCU read section that saw the model published.
+ */
+void linnos_model_get(struct linnos_model *m);
 void linnos_model_free(struct linnos_model *m);
 enum linnos_variant linnos_model_variant(const struct linnos_model *m);
 /* The slow threshold (us) the model was trained with; never 0. */

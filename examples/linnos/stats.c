@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The target's counters and read-latency histogram, its status line, and
- * debugfs lake/linnos/NAME/{status,trace}.
+ * debugfs lake/linnos/NAME/{status,trace,bench,compare}.
  *
  * The histogram has 8 buckets per power of two of nanoseconds (values
  * below 8 ns get one each), so a percentile is exact to 1/8 of its power of
@@ -137,10 +137,11 @@ void linnos_status_line(struct linnos_target *lt, char *result, unsigned int max
 	       atomic64_read(&st->true_slow), atomic64_read(&st->true_fast),
 	       atomic64_read(&st->false_submit), atomic64_read(&st->false_revoke),
 	       acc / 10, acc % 10);
-	DMEMIT("cpu_inferences %lld gpu_inferences %lld cpu_ns_per_inference %llu gpu_ns_per_inference %llu gpu_batches %lld gpu_failures %lld ",
+	DMEMIT("cpu_inferences %lld gpu_inferences %lld cpu_ns_per_inference %llu gpu_ns_per_inference %llu gpu_batches %lld gpu_failures %lld gpu_late %lld ",
 	       atomic64_read(&st->cpu_inferences), atomic64_read(&st->gpu_inferences),
 	       avg(&st->cpu_ns, &st->cpu_inferences), avg(&st->gpu_ns, &st->gpu_inferences),
-	       atomic64_read(&st->gpu_batches), atomic64_read(&st->gpu_failures));
+	       atomic64_read(&st->gpu_batches), atomic64_read(&st->gpu_failures),
+	       atomic64_read(&st->gpu_late));
 	/* The legs as dm-raid1 shows them: A alive, D dead (failed). */
 	DMEMIT("legs %c%c retried %lld read_failed %lld write_errors %lld ",
 	       linnos_leg_ok(lt, 0) ? 'A' : 'D', linnos_leg_ok(lt, 1) ? 'A' : 'D',
@@ -305,7 +306,7 @@ static const struct file_operations trace_fops = {
 #define BENCH_ROUNDS	5
 #define BENCH_SIZES	9	/* 1 .. 256 */
 
-static int bench_side(struct linnos_target *lt, const struct linnos_model *m, bool gpu,
+static int bench_side(struct linnos_target *lt, struct linnos_model *m, bool gpu,
 		      u32 n, u64 *ns)
 {
 	u64 t0, t, best = U64_MAX;
@@ -314,11 +315,11 @@ static int bench_side(struct linnos_target *lt, const struct linnos_model *m, bo
 	for (r = -1; r < BENCH_ROUNDS; r++) {
 		t0 = ktime_get_ns();
 		if (gpu) {
-			ret = linnos_gpu_infer(lt, m, lt->batch_in[0], n, lt->batch_slow);
+			ret = linnos_gpu_infer(lt, m, lt->tool_in[0], n, lt->tool_slow);
 			if (ret)
 				return ret;
 		} else {
-			linnos_infer_batch(m, lt->batch_in[0], n, lt->batch_slow);
+			linnos_infer_batch(m, lt->tool_in[0], n, lt->tool_slow);
 		}
 		t = ktime_get_ns() - t0;
 		if (r >= 0)
@@ -331,7 +332,7 @@ static int bench_side(struct linnos_target *lt, const struct linnos_model *m, bo
 static ssize_t bench_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
 {
 	struct linnos_target *lt = ((struct seq_file *)f->private_data)->private;
-	const struct linnos_model *m;
+	struct linnos_model *m;
 	char cmd[8] = "";
 	u32 i, n;
 	int ret = 0;
@@ -340,12 +341,11 @@ static ssize_t bench_write(struct file *f, const char __user *ubuf, size_t len, 
 		return -EINVAL;
 	if (strcmp(strim(cmd), "run"))
 		return -EINVAL;
-	mutex_lock(&lt->model_lock);
-	m = rcu_dereference_protected(lt->model, lockdep_is_held(&lt->model_lock));
+	m = linnos_model_ref(lt);
 	if (!m)
-		ret = -ENOENT;
-	if (m)
-		linnos_fake_inputs(lt);
+		return -ENOENT;
+	mutex_lock(&lt->gpu_lock);
+	linnos_fake_inputs(lt->tool_in);
 	for (i = 0, n = 1; i < BENCH_SIZES && !ret; i++, n *= 2) {
 		lt->bench[i].batch = n;
 		ret = bench_side(lt, m, false, n, &lt->bench[i].cpu_ns);
@@ -353,7 +353,8 @@ static ssize_t bench_write(struct file *f, const char __user *ubuf, size_t len, 
 			ret = bench_side(lt, m, true, n, &lt->bench[i].gpu_ns);
 	}
 	lt->bench_sizes = ret ? 0 : BENCH_SIZES;
-	mutex_unlock(&lt->model_lock);
+	mutex_unlock(&lt->gpu_lock);
+	linnos_model_free(m);
 	return ret ? ret : len;
 }
 
@@ -362,7 +363,7 @@ static int bench_show(struct seq_file *sf, void *unused)
 	struct linnos_target *lt = sf->private;
 	u32 i, cross = 0;
 
-	mutex_lock(&lt->model_lock);
+	mutex_lock(&lt->gpu_lock);
 	for (i = 0; i < lt->bench_sizes; i++)
 		seq_printf(sf, "batch %u cpu_ns %llu gpu_ns %llu\n", lt->bench[i].batch,
 			   lt->bench[i].cpu_ns, lt->bench[i].gpu_ns);
@@ -375,7 +376,7 @@ static int bench_show(struct seq_file *sf, void *unused)
 		else
 			seq_puts(sf, "crossover never\n");
 	}
-	mutex_unlock(&lt->model_lock);
+	mutex_unlock(&lt->gpu_lock);
 	return 0;
 }
 
@@ -389,6 +390,81 @@ static const struct file_operations bench_fops = {
 	.open = bench_open,
 	.read = seq_read,
 	.write = bench_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/*
+ * debugfs compare: the current model on a fixed set of inputs on both
+ * sides, through the GPU path the worker uses (its weights loaded once per
+ * model), and how many verdicts differ: 0 unless the GPU runs other
+ * weights than the CPU, e.g. a model's left there after a swap. The inputs
+ * are encoded histories from 3 us to 9.9 ms with 0..8 reads pending, so
+ * that any model answers some fast and some slow. One line:
+ * "vectors N cpu_slow A gpu_slow B mismatches M", or "gpu_error E".
+ */
+static void compare_inputs(u8 (*in)[LINNOS_INPUTS])
+{
+	static const u32 lat[16] = {
+		3, 5, 8, 12, 20, 35, 60, 100, 200, 400, 800, 1500, 2500, 4000, 7000, 9999,
+	};
+	struct linnos_history h;
+	u32 i, k;
+
+	for (i = 0; i < LINNOS_MAX_VECTORS; i++) {
+		for (k = 0; k < LINNOS_HISTORY; k++) {
+			h.latency_us[k] = lat[(i * 5 + k * (i / 16 + 1)) % 16];
+			h.pending_at_issue[k] = (i + k) % 7;
+		}
+		linnos_encode(&h, i % 9, in[i]);
+	}
+}
+
+static int compare_show(struct seq_file *sf, void *unused)
+{
+	struct linnos_target *lt = sf->private;
+	u32 i, cpu_slow = 0, gpu_slow = 0, diff = 0;
+	struct linnos_model *m;
+	u8 *cpu;
+	int ret;
+
+	cpu = kmalloc(LINNOS_MAX_VECTORS, GFP_KERNEL);
+	if (!cpu)
+		return -ENOMEM;
+	m = linnos_model_ref(lt);
+	if (!m) {
+		kfree(cpu);
+		return -ENOENT;
+	}
+	mutex_lock(&lt->gpu_lock);
+	compare_inputs(lt->tool_in);
+	linnos_infer_batch(m, lt->tool_in[0], LINNOS_MAX_VECTORS, cpu);
+	ret = linnos_gpu_infer(lt, m, lt->tool_in[0], LINNOS_MAX_VECTORS, lt->tool_slow);
+	for (i = 0; i < LINNOS_MAX_VECTORS && !ret; i++) {
+		cpu_slow += cpu[i];
+		gpu_slow += lt->tool_slow[i];
+		diff += cpu[i] != lt->tool_slow[i];
+	}
+	mutex_unlock(&lt->gpu_lock);
+	linnos_model_free(m);
+	kfree(cpu);
+	if (ret)
+		seq_printf(sf, "gpu_error %d\n", ret);
+	else
+		seq_printf(sf, "vectors %u cpu_slow %u gpu_slow %u mismatches %u\n",
+			   LINNOS_MAX_VECTORS, cpu_slow, gpu_slow, diff);
+	return 0;
+}
+
+static int compare_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, compare_show, inode->i_private);
+}
+
+static const struct file_operations compare_fops = {
+	.owner = THIS_MODULE,
+	.open = compare_open,
+	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
@@ -412,6 +488,7 @@ void linnos_debugfs_add(struct linnos_target *lt, struct dm_target *ti)
 	debugfs_create_file("status", 0400, lt->dbg, lt, &status_fops);
 	debugfs_create_file("trace", 0400, lt->dbg, lt, &trace_fops);
 	debugfs_create_file("bench", 0600, lt->dbg, lt, &bench_fops);
+	debugfs_create_file("compare", 0400, lt->dbg, lt, &compare_fops);
 }
 
 void linnos_debugfs_remove(struct linnos_target *lt)

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bio.h>
+#include <linux/completion.h>
 #include <linux/device-mapper.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -54,7 +55,7 @@ struct linnos_stats {
 	atomic64_t predicted, predicted_slow, redirected, both_slow, probes;
 	atomic64_t true_slow, true_fast, false_submit, false_revoke;
 	atomic64_t cpu_inferences, cpu_ns, gpu_inferences, gpu_ns;
-	atomic64_t gpu_batches, gpu_failures, worker_batches;
+	atomic64_t gpu_batches, gpu_failures, gpu_late, worker_batches;
 	atomic64_t retried, read_failed;	/* reads sent to the other leg, reads failed */
 	atomic64_t leg_reads[LINNOS_NR_DEVS], leg_read_errors[LINNOS_NR_DEVS];
 	atomic64_t leg_write_errors[LINNOS_NR_DEVS];
@@ -68,9 +69,31 @@ struct linnos_gpu {
 	CUfunction first, hidden, last;
 	CUstream stream;
 	CUdeviceptr weights, in, act[2], z, slow;
-	u64 loaded_gen;			/* the model whose weights are on the device */
+	struct linnos_model *loaded;	/* whose weights are on the device: a reference */
 	u8 *in_shm;			/* lakeshm: inputs, then verdicts */
 	u8 *slow_shm;
+};
+
+/*
+ * The worker's GPU batch, run on linnos_gpu_wq so that the worker can stop
+ * waiting at the deadline. Its own buffers and model reference: a batch
+ * given up on runs to its end with them, and its result is dropped. busy
+ * from submission until the worker takes the result back or a batch given
+ * up on ends; no other is submitted meanwhile.
+ */
+struct linnos_gpu_job {
+	struct work_struct work;
+	struct completion done;		/* finished, with the worker still waiting */
+	spinlock_t lock;		/* finished, abandoned, busy's clearing */
+	bool busy;			/* READ_ONCE in the worker */
+	bool finished;
+	bool abandoned;			/* the worker gave up on it */
+	struct linnos_model *m;		/* a reference, dropped by the job */
+	u32 n;
+	int ret;
+	u64 ns;
+	u8 in[LINNOS_MAX_VECTORS][LINNOS_INPUTS];
+	u8 slow[LINNOS_MAX_VECTORS];
 };
 
 struct linnos_target {
@@ -78,10 +101,9 @@ struct linnos_target {
 	struct linnos_dev dev[LINNOS_NR_DEVS];
 	unsigned int id;
 
-	struct mutex model_lock;	/* loads, swaps and the worker's batches */
+	struct mutex model_lock;	/* swaps and model_name: never across lake */
 	struct linnos_model __rcu *model;
 	char model_name[LINNOS_MODEL_NAME_MAX];
-	u64 model_gen;			/* bumped by every swap, under model_lock */
 	int mode;			/* enum linnos_mode; READ_ONCE */
 	u32 threshold_us;		/* READ_ONCE; the model's unless set */
 	bool threshold_set;		/* by table or message */
@@ -98,15 +120,20 @@ struct linnos_target {
 	spinlock_t qlock;
 	struct bio_list queue;		/* reads waiting for the worker */
 	struct work_struct work;
-	struct linnos_gpu gpu;		/* under model_lock */
-	u8 batch_in[LINNOS_MAX_VECTORS][LINNOS_INPUTS];	/* under model_lock */
+	u8 batch_in[LINNOS_MAX_VECTORS][LINNOS_INPUTS];	/* the worker's */
 	u8 batch_slow[LINNOS_MAX_VECTORS];
+	struct linnos_gpu_job job;
+
+	struct mutex gpu_lock;		/* gpu and tool_*: whoever calls lake */
+	struct linnos_gpu gpu;
+	u8 tool_in[LINNOS_MAX_VECTORS][LINNOS_INPUTS];	/* calibration, bench, compare */
+	u8 tool_slow[LINNOS_MAX_VECTORS];
 
 	struct linnos_stats st;
 	struct {
 		u32 batch;
 		u64 cpu_ns, gpu_ns;
-	} bench[9];			/* debugfs bench (stats.c), under model_lock */
+	} bench[9];			/* debugfs bench (stats.c), under gpu_lock */
 	u32 bench_sizes;
 	struct dentry *dbg;
 	struct mutex trace_lock;
@@ -147,12 +174,15 @@ static inline bool linnos_leg_ok(const struct linnos_target *lt, u8 d)
 
 extern struct workqueue_struct *linnos_wq;
 
-/* gpu.c, under model_lock */
-int linnos_gpu_infer(struct linnos_target *lt, const struct linnos_model *m,
+/* gpu.c, under gpu_lock; @m is a model the caller holds a reference to. */
+int linnos_gpu_infer(struct linnos_target *lt, struct linnos_model *m,
 		     const u8 *in, u32 n, u8 *out);
-void linnos_gpu_release(struct linnos_gpu *g);
+void linnos_gpu_release(struct linnos_target *lt);
 
-void linnos_fake_inputs(struct linnos_target *lt);
+/* dm-linnos.c */
+void linnos_fake_inputs(u8 (*in)[LINNOS_INPUTS]);
+/* The current model with a reference (linnos_model_free() drops it), or NULL. */
+struct linnos_model *linnos_model_ref(struct linnos_target *lt);
 
 /* stats.c */
 void linnos_stats_latency(struct linnos_stats *st, u64 ns);

@@ -30,7 +30,7 @@
 enum lake_policy_mode {
 	LAKE_POLICY_AUTO,
 	LAKE_POLICY_CPU,	/* forced */
-	LAKE_POLICY_GPU,	/* forced, unless laked or its device is gone */
+	LAKE_POLICY_GPU,	/* forced, unless laked or its device is gone or it tripped */
 	LAKE_POLICY_NR_MODES
 };
 

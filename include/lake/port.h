@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/printk.h>
+#include <linux/refcount.h>
 
 #define lake_port_malloc(sz)	kmalloc(sz, GFP_KERNEL)
 /* For callers under a spinlock: may fail where GFP_KERNEL would wait. */
@@ -26,6 +27,12 @@
 #define lake_port_kvzalloc(sz)	kvzalloc(sz, GFP_KERNEL)
 #define lake_port_kvfree(p)	kvfree(p)
 #define lake_port_warn(fmt, ...) pr_warn_ratelimited("lake: " fmt "\n", ##__VA_ARGS__)
+
+/* A reference count: init sets 1, put says whether that was the last. */
+typedef refcount_t lake_port_ref;
+#define lake_port_ref_init(r)	refcount_set(r, 1)
+#define lake_port_ref_get(r)	refcount_inc(r)
+#define lake_port_ref_put(r)	refcount_dec_and_test(r)
 
 #else /* host build */
 #include <stdbool.h>
@@ -70,6 +77,25 @@ static inline void *lake_port_kvzalloc(size_t sz)
 	if (getenv("LAKE_VERBOSE"))					\
 		fprintf(stderr, "lake: " fmt "\n", ##__VA_ARGS__);	\
 } while (0)
+
+typedef struct {
+	int n;
+} lake_port_ref;
+
+static inline void lake_port_ref_init(lake_port_ref *r)
+{
+	__atomic_store_n(&r->n, 1, __ATOMIC_RELAXED);
+}
+
+static inline void lake_port_ref_get(lake_port_ref *r)
+{
+	__atomic_add_fetch(&r->n, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool lake_port_ref_put(lake_port_ref *r)
+{
+	return __atomic_sub_fetch(&r->n, 1, __ATOMIC_ACQ_REL) == 0;
+}
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -103,10 +103,12 @@ static const struct decision_case cases[] = {
 	  .batch = 16, .target = CPU, .reason = R(NO_DAEMON) },
 	{ "forced gpu, no device", .mode = LAKE_POLICY_GPU, .no_device = true,
 	  .batch = 16, .target = CPU, .reason = R(NO_DEVICE) },
-	{ "forced gpu ignores load, crossover and trips",
+	{ "forced gpu ignores load and crossover",
 	  .mode = LAKE_POLICY_GPU, .no_load = true, .util = 100, .procs = 5,
-	  .uncalibrated = true, .trip = true, .batch = 1, .target = GPU,
+	  .uncalibrated = true, .batch = 1, .target = GPU,
 	  .reason = R(FORCED_GPU) },
+	{ "forced gpu, tripped", .mode = LAKE_POLICY_GPU, .no_load = true,
+	  .trip = true, .batch = 16, .target = CPU, .reason = R(TRIPPED) },
 	{ "never a load report", .no_load = true, .batch = 16, .target = CPU,
 	  .reason = R(STALE_LOAD) },
 	{ "load just old enough", .load_age = LOAD_AGE, .batch = 16,
@@ -302,6 +304,46 @@ static void test_probe_waits_for_contention(void **state)
 	expect(p, 8, BACKOFF_MIN, CPU, LAKE_REASON_CONTENDED);
 	load(p, 5, 3, 0, BACKOFF_MIN + 1);
 	expect(p, 8, BACKOFF_MIN + 1, GPU, LAKE_REASON_PROBE);
+	lake_policy_destroy(p);
+}
+
+/*
+ * Forced to the GPU, a failing GPU side still trips the policy to the CPU;
+ * it comes back by the probe and back-off of auto mode, whatever the batch
+ * size, load or contention.
+ */
+static void test_forced_gpu_trips(void **state)
+{
+	struct lake_policy *p = healthy(0);
+	struct lake_policy_snapshot s;
+
+	(void)state;
+	assert_int_equal(lake_policy_set_mode(p, LAKE_POLICY_GPU), 0);
+	load(p, 100, 5, 0, 0);
+	expect(p, 1, 1, GPU, LAKE_REASON_FORCED_GPU);
+	lake_policy_report_gpu_error(p, 2);
+	expect(p, 1, 3, CPU, LAKE_REASON_TRIPPED);
+	expect(p, 16, BACKOFF_MIN + 1, CPU, LAKE_REASON_TRIPPED);
+	expect(p, 1, BACKOFF_MIN + 2, GPU, LAKE_REASON_PROBE);
+	expect(p, 16, BACKOFF_MIN + 3, CPU, LAKE_REASON_PROBE_WAIT);
+	/* The probe fails: twice the back-off. */
+	lake_policy_report_gpu_error(p, BACKOFF_MIN + 4);
+	expect(p, 1, 3 * BACKOFF_MIN + 3, CPU, LAKE_REASON_TRIPPED);
+	expect(p, 1, 3 * BACKOFF_MIN + 4, GPU, LAKE_REASON_PROBE);
+	/* No report in time is a failure too. */
+	expect(p, 1, 3 * BACKOFF_MIN + 4 + PROBE_TIMEOUT, CPU, LAKE_REASON_TRIPPED);
+	expect(p, 1, 7 * BACKOFF_MIN + 4 + PROBE_TIMEOUT, GPU, LAKE_REASON_PROBE);
+	assert_int_equal(lake_policy_report_gpu(p, 1, 500), 0);
+	lake_policy_snapshot(p, &s);
+	assert_false(s.tripped);
+	assert_int_equal(s.counters.trips, 1);
+	assert_int_equal(s.counters.probes, 3);
+	assert_int_equal(s.counters.probe_failures, 2);
+	expect(p, 1, 7 * BACKOFF_MIN + 5 + PROBE_TIMEOUT, GPU, LAKE_REASON_FORCED_GPU);
+	/* laked gone beats the trip. */
+	lake_policy_report_gpu_error(p, 8 * BACKOFF_MIN);
+	lake_policy_set_daemon(p, false, false);
+	expect(p, 1, 8 * BACKOFF_MIN + 1, CPU, LAKE_REASON_NO_DAEMON);
 	lake_policy_destroy(p);
 }
 
@@ -616,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_stragglers_during_backoff),
 		cmocka_unit_test(test_probe_waits_for_contention),
 		cmocka_unit_test(test_forced_modes),
+		cmocka_unit_test(test_forced_gpu_trips),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_crossover_must_hold_above),
 		cmocka_unit_test(test_crossover_per_item),

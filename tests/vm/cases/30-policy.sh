@@ -89,14 +89,14 @@ check policy.mode_auto_again grep -qx auto $pol/mode
 
 # laked stopped: the GPU batch in flight times out, which fences (kills)
 # laked, and trips the policy; its items are run again on the CPU, later
-# batches go to the CPU at once. The GPU is forced until a batch waits on
-# the stopped laked, so there is one however slow the host.
+# batches go to the CPU at once. The GPU is forced from here until the
+# policy has healed, so a batch waits on the stopped laked however slow the
+# host, and the forced policy must trip and probe its way back like auto.
 trips=$(pol_of trips)
 reruns=$(ctl_of gpu_reruns)
 echo gpu > $pol/mode
 kill -STOP $pid
 check policy.stopped_laked_batch_waits wait_for 20 stat_gt in_flight 0
-echo auto > $pol/mode
 cpu=$(ctl_of done_cpu)
 check policy.stopped_laked_trips wait_for 20 pol_gt trips "$trips"
 check policy.stopped_laked_fenced wait_for 20 pol_is last_reason no_daemon
@@ -108,13 +108,16 @@ check policy.killed_laked_no_daemon wait_for 20 pol_is last_reason no_daemon
 cpu=$(ctl_of done_cpu)
 check policy.work_goes_on_without_laked wait_for 20 ctl_gt done_cpu $((cpu + 20))
 
-# laked back: one probe batch tests the GPU, then the policy heals.
+# laked back: one probe batch tests the GPU, then the policy heals, forced
+# to the GPU as it is.
 probes=$(pol_of probes)
 check policy.laked_restarts start_laked
 check policy.probe_after_restart wait_for 20 pol_gt probes "$probes"
 check policy.healed wait_for 20 pol_is tripped 0
+check policy.forced_gpu_after_heal wait_for 20 pol_is last_reason forced_gpu
 gpu=$(ctl_of done_gpu)
 check policy.back_on_gpu wait_for 20 ctl_gt done_gpu $((gpu + 20))
+echo auto > $pol/mode
 
 # A second client loads the device: the policy yields it, and takes it
 # back when the load ends. The hog holds the device until it stops, so
