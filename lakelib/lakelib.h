@@ -167,6 +167,7 @@ struct lake_stats {
 	atomic64_t async_pending;	/* async records unretired, in all windows */
 	atomic64_t alloc_faults;	/* allocations failed on purpose */
 	atomic64_t unregistered_mapped;	/* a laked unregistered while it mapped the region */
+	atomic64_t send_retries;	/* sends retried: laked's receive buffer was full */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */

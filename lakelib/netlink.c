@@ -505,6 +505,7 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 			ret = -ETIMEDOUT;
 			break;
 		}
+		atomic64_inc(&lake_stats.send_retries);
 		usleep_range(100, 500);
 	}
 	/* -ECONNREFUSED: its socket is closing; the notifier tears it down. */

@@ -59,7 +59,7 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(bad_records),
 	STAT(stage_chunks_in_use), STAT(stage_bytes), STAT(stage_waits), STAT(stage_pool_failures),
 	STAT(window_waits), STAT(async_barriers), STAT(async_pending),
-	STAT(alloc_faults), STAT(unregistered_mapped),
+	STAT(alloc_faults), STAT(unregistered_mapped), STAT(send_retries),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 
