@@ -217,10 +217,10 @@ static void async_done(struct async_rec *a)
 	lockdep_assert_held(&inflight_lock);
 	hash_del(&a->node);
 	list_del(&a->link);
-	kfree(a);
-	atomic64_dec(&lake_stats.async_pending);
 	w->nasync--;
 	w->nshm -= a->shm;
+	kfree(a);
+	atomic64_dec(&lake_stats.async_pending);
 	win_put(w);
 }
 
