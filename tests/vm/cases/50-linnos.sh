@@ -145,7 +145,7 @@ wait_gpu() {
 	for i in $(seq 100); do st_gt gpu_inferences 0 && return 0; sleep 0.1; done
 	return 1
 }
-fio_reads 30 &
+fio_reads 12 &
 fio_pid=$!
 check linnos.gpu_batches_run wait_gpu
 # Forced to the GPU side, the CPU predicts only after a GPU failure.
