@@ -56,6 +56,8 @@ int laked_nl_receive(struct laked_nl *nl);
 int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load);
 void laked_nl_unregister(struct laked_nl *nl);
 void laked_nl_close(struct laked_nl *nl);
+/* Tests: close the socket now, as a laked that died would; sends then fail. */
+void laked_nl_test_drop(struct laked_nl *nl);
 
 /* load.c: a LAKE_A_LOAD report for the last @period_ms; 0 or -errno. */
 int laked_load_sample(struct laked *d, struct lake_driver *drv, u32 period_ms,

@@ -113,6 +113,8 @@ struct lake_driver {
 struct lake_host_opts {
 	size_t mem_bytes;	/* device memory size; default LAKE_HOST_MEM_DEFAULT */
 	unsigned int workers;	/* kernel thread pool size; default: online CPUs */
+	/* Tests: cuMemcpyDtoH lands twice, copy_ms apart (a DMA still running). */
+	unsigned int copy_ms;
 };
 
 #define LAKE_HOST_MEM_DEFAULT	(1ULL << 30)

@@ -42,6 +42,8 @@ struct options {
 	const char *user;
 	u32 load_period_ms;
 	int test_rcvbuf;
+	unsigned int test_copy_ms;
+	const char *test_leave_first;
 	bool syslog, sandbox, sandbox_log, allow_no_landlock, test_kill, test_foreign_admin;
 	bool verbose;
 };
@@ -59,6 +61,8 @@ enum {
 	OPT_TEST_KILL,
 	OPT_TEST_FOREIGN_ADMIN,
 	OPT_TEST_RCVBUF,
+	OPT_TEST_COPY_MS,
+	OPT_TEST_LEAVE_FIRST,
 	OPT_CONFIG,
 };
 
@@ -75,6 +79,8 @@ static const struct option longopts[] = {
 	{ "test-seccomp-kill", no_argument, NULL, OPT_TEST_KILL },
 	{ "test-foreign-admin", no_argument, NULL, OPT_TEST_FOREIGN_ADMIN },
 	{ "test-rcvbuf", required_argument, NULL, OPT_TEST_RCVBUF },
+	{ "test-copy-ms", required_argument, NULL, OPT_TEST_COPY_MS },
+	{ "test-leave-first", required_argument, NULL, OPT_TEST_LEAVE_FIRST },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -100,6 +106,11 @@ static const char usage[] =
 	"  --test-foreign-admin     once sandboxed, try another genl family's admin\n"
 	"                           command (TASKSTATS_CMD_GET) and log the answer (tests)\n"
 	"  --test-rcvbuf BYTES      a tiny netlink receive buffer, 1..65536 (tests)\n"
+	"  --test-copy-ms MS        host device: each cuMemcpyDtoH lands again MS ms\n"
+	"                           later, 1..10000, as a slow DMA would (tests)\n"
+	"  --test-leave-first socket|unregister\n"
+	"                           on SIGTERM, close the socket or unregister before\n"
+	"                           the workers stop and the region is unmapped (tests)\n"
 	"  -v, --verbose            log every failed call\n"
 	"  -h, --help               this text\n"
 	"See laked(8).\n";
@@ -174,6 +185,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 				goto bad;
 			o->test_rcvbuf = (int)n;
 			break;
+		case OPT_TEST_COPY_MS:
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || !n || n > 10000)
+				goto bad;
+			o->test_copy_ms = (unsigned int)n;
+			break;
+		case OPT_TEST_LEAVE_FIRST:
+			if (strcmp(optarg, "socket") && strcmp(optarg, "unregister"))
+				goto bad;
+			o->test_leave_first = optarg;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -193,16 +216,17 @@ bad:
 	return -1;
 }
 
-static int open_driver(const char *which, struct lake_driver **drv)
+static int open_driver(const char *which, unsigned int copy_ms, struct lake_driver **drv)
 {
+	struct lake_host_opts host = { .copy_ms = copy_ms };
 	int ret;
 
 	if (!strcmp(which, "host"))
-		ret = lake_driver_open_host(drv, NULL);
+		ret = lake_driver_open_host(drv, &host);
 	else if (!strcmp(which, "cuda"))
 		ret = lake_driver_open_cuda(drv);
 	else
-		ret = lake_driver_open_auto(drv, NULL);
+		ret = lake_driver_open_auto(drv, &host);
 	if (ret) {
 		laked_log(LOG_ERR, "cannot open the %s device: %s (%s)", which,
 			  lake_driver_last_error(), strerrorname_np(-ret));
@@ -453,7 +477,7 @@ int main(int argc, char **argv)
 		laked_log(LOG_ERR, "signalfd: %s", strerrorname_np(-sigfd));
 		goto out;
 	}
-	if (open_driver(o.device, &drv))
+	if (open_driver(o.device, o.test_copy_ms, &drv))
 		goto err_sigfd;
 	if (describe_device(drv, device, sizeof(device)) || open_region(&shm, drv))
 		goto err_driver;
@@ -515,13 +539,20 @@ int main(int argc, char **argv)
 		laked_log(LOG_WARNING, "NOTIFY_SOCKET: READY=1 not sent");
 	rc = serve(d, drv, nl, sigfd, o.load_period_ms);
 	laked_notify(notify_fd, "STOPPING=1");
+	/* The wrong order, for the kernel to catch: it stops laked first. */
+	if (o.test_leave_first && !strcmp(o.test_leave_first, "socket")) {
+		laked_nl_test_drop(nl);
+	} else if (o.test_leave_first) {
+		laked_nl_unregister(nl);
+	}
 
 err_unregister:
 	laked_pool_destroy(pool);
 	laked_fini(d);
 	d = NULL;
 	laked_shm_close(&shm);
-	laked_nl_unregister(nl);
+	if (!o.test_leave_first)
+		laked_nl_unregister(nl);
 err_nl:
 	laked_nl_close(nl);
 err_laked:

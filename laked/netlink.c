@@ -87,7 +87,7 @@ static int send_cmd(struct laked_nl *nl, u8 cmd, int attr, const void *data, u32
 	if (attr && nla_put(msg, attr, (int)len, data) < 0)
 		goto out;
 	pthread_mutex_lock(&nl->send_lock);
-	ret = nl_send_auto(nl->sk, msg);
+	ret = nl->sk ? nl_send_auto(nl->sk, msg) : -NLE_BAD_SOCK;
 	if (ret >= 0 && seq)
 		*seq = nlmsg_hdr(msg)->nlmsg_seq;
 	pthread_mutex_unlock(&nl->send_lock);
@@ -431,6 +431,14 @@ int laked_nl_send_load(struct laked_nl *nl, const struct lake_genl_load *load)
 	return send_cmd(nl, LAKE_CMD_LOAD, LAKE_A_LOAD, load, sizeof(*load), 0, NULL);
 }
 
+void laked_nl_test_drop(struct laked_nl *nl)
+{
+	pthread_mutex_lock(&nl->send_lock);
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	pthread_mutex_unlock(&nl->send_lock);
+}
+
 void laked_nl_unregister(struct laked_nl *nl)
 {
 	send_cmd(nl, LAKE_CMD_UNREGISTER, 0, NULL, 0, 0, NULL);
@@ -446,7 +454,8 @@ void laked_nl_close(struct laked_nl *nl)
 		nl->early = e->next;
 		free(e);
 	}
-	nl_socket_free(nl->sk);
+	if (nl->sk)
+		nl_socket_free(nl->sk);
 	pthread_mutex_destroy(&nl->send_lock);
 	free(nl);
 }

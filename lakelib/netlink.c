@@ -12,7 +12,11 @@
  * dropped and counted (forged_replies; a refused registration:
  * refused_registrations). Sends go to the held socket itself, never by
  * portid, and not once it is dead, so nothing reaches whoever takes the
- * portid next. When the daemon goes, every call in flight fails at once.
+ * portid next. When the daemon goes, every call in flight fails, but only
+ * once laked can no longer write its caller's memory: it unregisters after
+ * it has drained and unmapped the region (laked/main.c), and one that
+ * closes its socket (exits) or unregisters still mapped is first stopped
+ * like a fence, from a work item (daemon_stop()).
  *
  * Lock order: daemon_lock is innermost (rpc.c takes it under queue_lock
  * through lake_nl_send_call()); nothing is taken under it. ping_lock is
@@ -205,19 +209,6 @@ static void daemon_teardown(u32 portid, struct pid *pid, const char *why)
 	wake_up_all(&teardown_wq);
 }
 
-static void daemon_gone(struct sock *sk, const char *why)
-{
-	struct sock *held = NULL;
-	struct pid *pid = NULL;
-	u32 portid = 0;
-
-	if (!daemon_clear(sk, 0, &portid, &pid, &held))
-		return;
-	daemon_teardown(portid, pid, why);
-	put_pid(pid);
-	sock_put(held);
-}
-
 static bool threads_left(struct pid *pid)
 {
 	struct task_struct *task, *t;
@@ -237,30 +228,95 @@ static bool threads_left(struct pid *pid)
 	return left;
 }
 
+/*
+ * Make a daemon that is going harmless: its mappings of the region revoked
+ * (no CPU write lands after that), then, while any thread of it is left,
+ * SIGKILL and a wait bounded by timeout_ms until every one has exited, its
+ * device files (the GPU context) closed. A laked that is already exiting
+ * ignores the signal; one that closed its socket or unregistered while it
+ * still maps the region is no daemon any more and may still write.
+ */
+static void daemon_stop(struct pid *pid)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(lake_timeout_ms);
+
+	lake_shm_revoke_mappings();
+	if (!pid || !threads_left(pid))
+		return;
+	kill_pid(pid, SIGKILL, 1);
+	while (threads_left(pid) && time_before(jiffies, end))
+		msleep(5);
+	if (threads_left(pid))
+		pr_err("laked (pid %d) still running %u ms after SIGKILL; its device may still write\n",
+		       pid_nr(pid), lake_timeout_ms);
+}
+
+/*
+ * A daemon that closed its socket, or unregistered while it still maps the
+ * region, is stopped here rather than where that happened: the first runs
+ * in the exiting laked's own exit_files() (an atomic notifier), the second
+ * in its sendmsg(), and either would wait for itself.
+ */
+static struct {
+	u32 portid;
+	struct pid *pid;
+	struct sock *sk;
+	const char *why;
+} gone;	/* owned by whoever set tearing_down, until teardown ends */
+
+static void gone_fn(struct work_struct *work)
+{
+	daemon_stop(gone.pid);
+	daemon_teardown(gone.portid, gone.pid, gone.why);
+	put_pid(gone.pid);
+	sock_put(gone.sk);
+}
+
+static DECLARE_WORK(gone_work, gone_fn);
+
+/*
+ * The daemon of socket @sk is going. With @stop, it is stopped (daemon_stop)
+ * by gone_work before its calls fail, so none returns while laked can still
+ * write its caller's memory; without, it is torn down now.
+ */
+static void daemon_gone(struct sock *sk, bool stop, const char *why)
+{
+	struct sock *held = NULL;
+	struct pid *pid = NULL;
+	u32 portid = 0;
+
+	if (!daemon_clear(sk, 0, &portid, &pid, &held))
+		return;
+	if (stop) {
+		gone.portid = portid;
+		gone.pid = pid;
+		gone.sk = held;
+		gone.why = why;
+		queue_work(system_unbound_wq, &gone_work);
+		return;
+	}
+	daemon_teardown(portid, pid, why);
+	put_pid(pid);
+	sock_put(held);
+}
+
 void lake_nl_fence(u64 gen)
 {
-	unsigned long bound = msecs_to_jiffies(lake_timeout_ms), end = jiffies + bound;
+	unsigned long bound = msecs_to_jiffies(lake_timeout_ms);
 	struct sock *held = NULL;
 	struct pid *pid = NULL;
 	u32 portid = 0;
 
 	if (!daemon_clear(NULL, gen, &portid, &pid, &held)) {
-		/* Gone already, or another caller fences it: wait for that to end. */
+		/* Gone already, or being stopped or fenced: wait for that to end. */
 		wait_event_timeout(teardown_wq, !READ_ONCE(tearing_down), bound);
 		return;
 	}
 	atomic64_inc(&lake_stats.fences);
-	lake_shm_revoke_mappings();
-	if (pid) {
+	if (pid)
 		pr_warn("fencing laked (pid %d): revoking its mappings and killing it\n",
 			pid_nr(pid));
-		kill_pid(pid, SIGKILL, 1);
-		while (threads_left(pid) && time_before(jiffies, end))
-			msleep(5);
-		if (threads_left(pid))
-			pr_err("laked (pid %d) still running %u ms after SIGKILL; its device may still write\n",
-			       pid_nr(pid), lake_timeout_ms);
-	}
+	daemon_stop(pid);
 	daemon_teardown(portid, pid, "fenced");
 	put_pid(pid);
 	sock_put(held);
@@ -326,10 +382,9 @@ static int lake_nl_unregister(struct sk_buff *skb, struct genl_info *info)
 	lake_shm_get_stats(&st);
 	if (st.mappings) {
 		atomic64_inc(&lake_stats.unregistered_mapped);
-		pr_warn("laked unregistered while it maps the region; revoking its mappings\n");
-		lake_shm_revoke_mappings();
+		pr_warn("laked unregistered while it maps the region; stopping it\n");
 	}
-	daemon_gone(NETLINK_CB(skb).sk, "unregistered");
+	daemon_gone(NETLINK_CB(skb).sk, st.mappings, "unregistered");
 	return 0;
 }
 
@@ -607,7 +662,7 @@ static int lake_nl_notify(struct notifier_block *nb, unsigned long state, void *
 		return NOTIFY_DONE;
 	}
 	lake_test_release_delay();
-	daemon_gone(READ_ONCE(daemon_sk), "closed its socket");
+	daemon_gone(READ_ONCE(daemon_sk), true, "closed its socket");
 	return NOTIFY_DONE;
 }
 
@@ -630,7 +685,8 @@ void lake_nl_exit(void)
 {
 	genl_unregister_family(&lake_family);
 	netlink_unregister_notifier(&lake_nl_nb);
-	daemon_gone(READ_ONCE(daemon_sk), "left: lakelib unloading");
+	flush_work(&gone_work);
+	daemon_gone(READ_ONCE(daemon_sk), false, "left: lakelib unloading");
 }
 
 bool lake_daemon_alive(void)

@@ -262,6 +262,7 @@ int lake_driver_open_host(struct lake_driver **out, const struct lake_host_opts 
 	hd.pending = 0;
 	hd.initialized = false;
 	hd.workers = workers;
+	hd.copy_ms = opts ? opts->copy_ms : 0;
 	ret = hd_mem_init(mem);
 	if (ret) {
 		lake_driver_set_error("host device: cannot reserve %zu bytes of device memory: %s",

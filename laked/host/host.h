@@ -155,6 +155,7 @@ struct hd_device {
 	bool open, initialized;
 	size_t mem_bytes;		/* arena size, page aligned */
 	unsigned int workers;		/* kernel thread pool size */
+	unsigned int copy_ms;		/* lake_host_opts.copy_ms */
 	struct hd_list streams;		/* every stream of every context */
 	u64 seq;			/* last operation submitted */
 	unsigned int pending;		/* operations queued or running */

@@ -332,8 +332,13 @@ CUresult hd_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 	hd_lock();
 	ret = sync_begin((void *)(uintptr_t)src, dst, bytes, &s);
 	hd_unlock();
-	if (!ret && bytes)
+	if (!ret && bytes) {
 		memcpy(dst, s, bytes);
+		if (hd.copy_ms) {
+			usleep(hd.copy_ms * 1000);
+			memcpy(dst, s, bytes);
+		}
+	}
 	return ret;
 }
 
