@@ -15,8 +15,9 @@
  * portid next. When the daemon goes, every call in flight fails, but only
  * once laked can no longer write its caller's memory: it unregisters after
  * it has drained and unmapped the region (laked/main.c), and one that
- * closes its socket (exits) or unregisters still mapped is first stopped
- * like a fence, from a work item (daemon_stop()).
+ * closes its socket (exits) or unregisters still mapped is first made
+ * harmless from a work item (daemon_stop(): mappings revoked, its exit
+ * awaited, SIGKILL if it outlives timeout_ms).
  *
  * Lock order: daemon_lock is innermost (rpc.c takes it under queue_lock
  * through lake_nl_send_call()); nothing is taken under it. ping_lock is
@@ -230,25 +231,33 @@ static bool threads_left(struct pid *pid)
 
 /*
  * Make a daemon that is going harmless: its mappings of the region revoked
- * (no CPU write lands after that), then, while any thread of it is left,
- * SIGKILL and a wait bounded by timeout_ms until every one has exited, its
- * device files (the GPU context) closed. A laked that is already exiting
- * ignores the signal; one that closed its socket or unregistered while it
- * still maps the region is no daemon any more and may still write.
+ * (no CPU write lands after that), then a wait, bounded by timeout_ms, until
+ * every thread of it has exited, its device files (the GPU context) closed.
+ * A fenced laked is sent SIGKILL first (@kill); one that closed its socket
+ * or unregistered still mapped (an exiting or a misbehaving laked) gets it
+ * only if it is still running when the wait is up.
  */
-static void daemon_stop(struct pid *pid)
+static void daemon_stop(struct pid *pid, bool kill)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(lake_timeout_ms);
+	unsigned long bound = msecs_to_jiffies(lake_timeout_ms), end = jiffies + bound;
 
 	lake_shm_revoke_mappings();
-	if (!pid || !threads_left(pid))
+	if (!pid)
 		return;
-	kill_pid(pid, SIGKILL, 1);
+	if (kill)
+		kill_pid(pid, SIGKILL, 1);
 	while (threads_left(pid) && time_before(jiffies, end))
 		msleep(5);
-	if (threads_left(pid))
+	if (!threads_left(pid))
+		return;
+	if (kill) {
 		pr_err("laked (pid %d) still running %u ms after SIGKILL; its device may still write\n",
 		       pid_nr(pid), lake_timeout_ms);
+		return;
+	}
+	pr_warn("laked (pid %d) still running %u ms after it left: killing it\n",
+		pid_nr(pid), lake_timeout_ms);
+	daemon_stop(pid, true);
 }
 
 /*
@@ -266,7 +275,7 @@ static struct {
 
 static void gone_fn(struct work_struct *work)
 {
-	daemon_stop(gone.pid);
+	daemon_stop(gone.pid, false);
 	daemon_teardown(gone.portid, gone.pid, gone.why);
 	put_pid(gone.pid);
 	sock_put(gone.sk);
@@ -316,7 +325,7 @@ void lake_nl_fence(u64 gen)
 	if (pid)
 		pr_warn("fencing laked (pid %d): revoking its mappings and killing it\n",
 			pid_nr(pid));
-	daemon_stop(pid);
+	daemon_stop(pid, true);
 	daemon_teardown(portid, pid, "fenced");
 	put_pid(pid);
 	sock_put(held);
