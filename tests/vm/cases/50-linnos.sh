@@ -113,7 +113,7 @@ check linnos.fio_cpu_no_errors fio_ok
 echo "# cpu mode: $(dmsetup status lin)"
 
 # Model swap while reads run.
-fio_reads 6 &
+fio_reads 4 &
 fio_pid=$!
 swaps=0
 for i in $(seq 6); do

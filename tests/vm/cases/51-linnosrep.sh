@@ -68,6 +68,35 @@ check linnosrep.flaky_legs_healthy st_is legs AA
 check linnosrep.flaky_pending_zero pending_zero
 check linnosrep.flaky_remove sh -c "dmsetup remove lin && dmsetup remove fl0"
 
+# 1b. A failed read's latency enters no history. The primary is slow all
+# the time (lake_slow, always in a burst on index 0: 1.5 ms and more per
+# read) and fails every other second (dm-flakey fails a read at once): every
+# leg-0 history in the trace (the four latencies before each read there)
+# holds slow reads only, never a failure's few microseconds.
+sp=/sys/module/lake_slowdisk/parameters
+hist_slow_only() {
+	awk -F, 'NR > 1 && $2 == 0 {
+		rows++
+		for (i = 5; i <= 8; i++) if ($i > 0 && $i < 1000) bad++
+	} END { print "# leg-0 trace rows " rows + 0 ", failed latencies in their histories " bad + 0
+		exit !(rows >= 5 && !bad) }' /tmp/trace.csv
+}
+check linnosrep.hist_data put_data
+check linnosrep.hist_slow sh -c "echo 100 > $sp/slow_pct && echo 0 > $sp/only_index"
+check linnosrep.hist_create sh -c "dmsetup create hs0 --table '0 $S lake_slow /dev/ram0 0' &&
+	dmsetup create fl0 --table '0 $S flakey /dev/mapper/hs0 0 1 1' && dmsetup mknodes"
+check linnosrep.hist_create_lin mk lin --table \
+	"0 $S linnos /dev/mapper/fl0 /dev/ram1 mode=cpu model=$fw/linnos_nn.lnw"
+cat $dbg/linnos/lin/trace > /dev/null
+fio --name=r --filename=/dev/mapper/lin --rw=randread --bs=4k --direct=1 --ioengine=psync \
+	--numjobs=1 --time_based --runtime=3 --output=/tmp/fio.out > /dev/null 2>&1
+cat $dbg/linnos/lin/trace > /tmp/trace.csv
+check linnosrep.hist_fio_no_errors fio_ok
+check linnosrep.hist_primary_failed_reads st_gt leg0_read_errors 0
+check linnosrep.hist_failures_kept_out hist_slow_only
+check linnosrep.hist_remove sh -c "dmsetup remove lin && dmsetup remove fl0 && dmsetup remove hs0 &&
+	echo 3 > $sp/slow_pct && echo -1 > $sp/only_index"
+
 # 2. The replica starts failing every I/O (its table swapped for dm-error):
 # the next write fails it and still succeeds on the primary.
 check linnosrep.wfail_create mk leg1 --table "0 $S linear /dev/ram1 0"

@@ -5,13 +5,13 @@
 # must succeed with the right data or fail within timeout_ms plus slack; no
 # task may hang (init sets hung_task_timeout_secs; tests/vm/run fails on
 # "blocked for more than"); every counter returns to its start.
-# Kernel arguments: lake_soak_seconds (default 24: make test's short run),
+# Kernel arguments: lake_soak_seconds (default 16: make test's short run),
 # lake_soak_seed (default: the clock; printed, so a schedule can be replayed).
 . /lib/lake/vmlib.sh
 D=/sys/kernel/debug/lake
 ctl=$D/soak_selftest
 stats=$D/lakelib_stats
-secs=${lake_soak_seconds:-24}
+secs=${lake_soak_seconds:-16}
 seed=${lake_soak_seed:-$(date +%s)}
 TMO=2000
 # A fence waits for laked's threads to exit after SIGKILL; TCG under
