@@ -83,8 +83,8 @@ hist_slow_only() {
 }
 check linnosrep.hist_data put_data
 check linnosrep.hist_slow sh -c "echo 100 > $sp/slow_pct && echo 0 > $sp/only_index"
-check linnosrep.hist_create sh -c "dmsetup create hs0 --table '0 $S lake_slow /dev/ram0 0' &&
-	dmsetup create fl0 --table '0 $S flakey /dev/mapper/hs0 0 1 1' && dmsetup mknodes"
+check linnosrep.hist_create_slow mk hs0 --table "0 $S lake_slow /dev/ram0 0"
+check linnosrep.hist_create_flaky mk fl0 --table "0 $S flakey /dev/mapper/hs0 0 1 1"
 check linnosrep.hist_create_lin mk lin --table \
 	"0 $S linnos /dev/mapper/fl0 /dev/ram1 mode=cpu model=$fw/linnos_nn.lnw"
 cat $dbg/linnos/lin/trace > /dev/null

@@ -188,10 +188,10 @@ if [ "$(nproc)" = 1 ]; then
 	dmesg -c > /dev/null
 	# In a session of its own: stress-ng signals its whole process group when it
 	# gives up on a stressor, which must not reach this script.
-	in_cg 1000 setsid stress-ng --vm 1 --vm-bytes 28M --vm-keep --timeout 6s > /tmp/stress.out 2>&1 &
+	in_cg 1000 setsid stress-ng --vm 1 --vm-bytes 28M --vm-keep --timeout 10s > /tmp/stress.out 2>&1 &
 	stress_pid=$!
 	in_cg -1000 fio --minimal --directory=/mnt/lg --ioengine=psync --bs=4k --size=5M \
-		--time_based --runtime=6 --group_reporting \
+		--time_based --runtime=10 --group_reporting \
 		--name=w --rw=randwrite --verify=crc32c --verify_backlog=64 --fsync=64 \
 		--name=r --rw=randread > /tmp/fio.mem 2> /tmp/fio.mem.err &
 	fio_pid=$!
