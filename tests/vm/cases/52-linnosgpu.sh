@@ -171,6 +171,10 @@ echo "# compare: $(cat /tmp/compare)"
 # Memory pressure: ext4 on the target, a cgroup whose page cache is squeezed
 # by stress-ng's pages, fio writing (verified) and reading files there, laked
 # in gpu mode outside it. Reads and writes go on; no task hangs.
+# The squeeze is memory.high: reclaim and throttling, never a failed charge.
+# Under memory.max (32M, stress-ng 28M) the charge of fio's own page-cache
+# pages failed now and then, and fio's reads and writes got ENOMEM from the
+# page cache, not from the target (seen in CI and here).
 # On one CPU only: on the 2-CPU boots (slub_debug in the same 512 MiB
 # guest) it failed twice, unexplained (the case's shell got SIGTERM once,
 # fio's run failed once), so it is kept where it has held.
@@ -180,7 +184,7 @@ if [ "$(nproc)" = 1 ]; then
 	mkdir -p /mnt/lg
 	check lgpu.mount mount -t ext4 /dev/mapper/lg /mnt/lg
 	check lgpu.cgroup sh -c "mkdir -p $cg && { grep -q ' $cg cgroup2 ' /proc/mounts || mount -t cgroup2 none $cg; } &&
-		echo +memory > $cg/cgroup.subtree_control && mkdir -p $cg/lgpu && echo 32M > $cg/lgpu/memory.max"
+		echo +memory > $cg/cgroup.subtree_control && mkdir -p $cg/lgpu && echo 16M > $cg/lgpu/memory.high"
 	in_cg() { sh -c "echo \$\$ > $cg/lgpu/cgroup.procs && echo $1 > /proc/self/oom_score_adj && shift && exec \"\$@\"" sh "$@"; }
 	reads0=$(st_of reads)
 	writes0=$(st_of writes)
@@ -188,7 +192,7 @@ if [ "$(nproc)" = 1 ]; then
 	dmesg -c > /dev/null
 	# In a session of its own: stress-ng signals its whole process group when it
 	# gives up on a stressor, which must not reach this script.
-	in_cg 1000 setsid stress-ng --vm 1 --vm-bytes 28M --vm-keep --timeout 10s > /tmp/stress.out 2>&1 &
+	in_cg 1000 setsid stress-ng --vm 1 --vm-bytes 8M --vm-keep --timeout 10s > /tmp/stress.out 2>&1 &
 	stress_pid=$!
 	in_cg -1000 fio --minimal --directory=/mnt/lg --ioengine=psync --bs=4k --size=5M \
 		--time_based --runtime=10 --group_reporting \
@@ -197,10 +201,10 @@ if [ "$(nproc)" = 1 ]; then
 	fio_pid=$!
 	wait $fio_pid
 	wait $stress_pid
-	echo "# under pressure: $(grep -E '^(max|oom_kill) ' $cg/lgpu/memory.events | tr '\n' ' ')" \
+	echo "# under pressure: $(grep -E '^(high|max|oom_kill) ' $cg/lgpu/memory.events | tr '\n' ' ')" \
 		"reads $(($(st_of reads) - reads0)) writes $(($(st_of writes) - writes0))" \
 		"gpu_inferences $(($(st_of gpu_inferences) - gpu0)); fio read lat max $(field /tmp/fio.mem 39) us"
-	check lgpu.pressure_reached sh -c "[ \$(sed -n 's/^max //p' $cg/lgpu/memory.events) -gt 0 ]"
+	check lgpu.pressure_reached sh -c "[ \$(sed -n 's/^high //p' $cg/lgpu/memory.events) -gt 0 ]"
 	check lgpu.pressure_fio_ok fio_ok /tmp/fio.mem
 	fio_ok /tmp/fio.mem || sed 's/^/# fio: /' /tmp/fio.mem.err | tail -n 5
 	check lgpu.pressure_reads_went_on st_gt reads "$reads0"
