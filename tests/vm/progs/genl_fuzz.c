@@ -84,6 +84,7 @@ struct tally {
 	unsigned long by_cmd[LAKE_CMD_MAX + 2][A_COUNT];	/* last row: unknown cmd, bad header */
 	unsigned long data_msgs;	/* replies and dump parts */
 	unsigned long calls;		/* daemon mode: calls received */
+	unsigned long own_codes;	/* daemon mode: sync calls answered with lakelib's wait codes */
 };
 
 static struct tally t;
@@ -623,6 +624,16 @@ static uint32_t final_rep(uint8_t *out, const struct lake_wire_req *req)
 	return buf.len;
 }
 
+/* A failure reply with @code and nothing else. */
+static uint32_t code_rep(uint8_t *out, const struct lake_wire_req *req, uint32_t code)
+{
+	struct lake_wire_rep rep = { .api = req->api, .req_id = req->req_id, .result = code };
+	struct lake_wire_buf buf = { .data = out, .size = LAKE_WIRE_RECORD_MAX };
+	const char *why;
+
+	return lake_wire_put_rep(&buf, &rep, &why) ? 0 : buf.len;
+}
+
 static void on_call(const void *blob, uint32_t len)
 {
 	static uint8_t rec[LAKE_GENL_RECORDS_MAX];
@@ -670,6 +681,13 @@ static void on_call(const void *blob, uint32_t len)
 		if (req.flags & LAKE_WIRE_REQ_F_NOREPLY)
 			continue;
 		n = final_rep(rec, &req);
+		/*
+		 * Every fifth sync call answered with a code lakelib's own wait
+		 * returns (timeout, caller killed): an answer all the same, never
+		 * a reason to fence. Counted, so that it is known to happen.
+		 */
+		if (!(d->flags & LAKE_WIRE_ASYNC) && t.calls % 5 == 0)
+			n = code_rep(rec, &req, lakelib_codes[t.own_codes++ % 2]);
 		send_records(rec, n, K_FINAL);
 	}
 }
@@ -736,6 +754,9 @@ static int fake_daemon(unsigned long count)
 	put_attr(&m, LAKE_A_LOAD, &load, sizeof(load));
 	finish(&m);
 	CHECK(send_msg(daemon_fd, &m, K_SHAPED) == A_OK, "gfuzz.daemon_still_registered", "");
+	printf("# fake daemon: %lu sync calls answered with lakelib's own wait codes\n",
+	       t.own_codes);
+	CHECK(t.own_codes > 0, "gfuzz.daemon_answered_wait_codes", "%lu", t.own_codes);
 	report("daemon", now() - t0);
 	put_hdr(&m, LAKE_CMD_UNREGISTER, 0);
 	finish(&m);
