@@ -11,6 +11,7 @@ static const char *const mode_names[LINNOS_NR_MODES] = {
 	[LINNOS_MODE_CPU] = "cpu",
 	[LINNOS_MODE_GPU] = "gpu",
 	[LINNOS_MODE_OFF] = "off",
+	[LINNOS_MODE_SHADOW] = "shadow",
 };
 
 const char *linnos_mode_name(int mode)
@@ -76,7 +77,7 @@ int linnos_parse_options(struct linnos_opts *o, unsigned int argc, char **argv,
 		if (!strncmp(argv[i], "mode=", 5)) {
 			mode = linnos_parse_mode(argv[i] + 5);
 			if (mode < 0) {
-				*error = "bad mode= (auto, cpu, gpu, off)";
+				*error = "bad mode= (auto, cpu, gpu, off, shadow)";
 				return -EINVAL;
 			}
 			o->mode = mode;

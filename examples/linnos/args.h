@@ -17,6 +17,7 @@ enum linnos_mode {
 	LINNOS_MODE_CPU,	/* predict inline, in the submitter */
 	LINNOS_MODE_GPU,	/* batches on the worker, the policy forced to the GPU */
 	LINNOS_MODE_OFF,	/* no prediction: every read to the primary */
+	LINNOS_MODE_SHADOW,	/* predict inline, judge, act never: every read to the primary */
 	LINNOS_NR_MODES
 };
 

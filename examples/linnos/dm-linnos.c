@@ -60,8 +60,10 @@
  * counts as the other replica's (predicted fast) prediction; its home's
  * verdict is never checked, since the read did not go there, so these
  * counters are not LinnOS's (which judge every prediction): probes are the
- * only home verdicts of slow predictions that get checked. The offline
- * evaluation (train.py) scores the model as LinnOS does. The
+ * only home verdicts of slow predictions that get checked. Mode shadow
+ * judges every prediction as LinnOS does, on live reads: each read is
+ * predicted at home and goes home whatever the verdict. The offline
+ * evaluation (train.py) scores the model on a trace. The
  * latency histogram is what the reader waited, from map() to completion,
  * prediction and batching included; the histories hold the replica's own
  * service time, from issue to completion.
@@ -82,6 +84,8 @@
  *   GPU from 8 vectors) and, after a "calibrate" message, follows the
  *   measured times instead.
  * - off: no prediction; every read goes to its home.
+ * - shadow: cpu's inline prediction of home only, counted and judged, never
+ *   acted on; every read goes to its home (accuracy as LinnOS measures it).
  *
  * No I/O is lost to prediction. Without a model every read goes home. A GPU batch that fails (laked killed mid-batch, a timeout, an
  * error) is reported to the policy, which trips to the CPU, and the same
@@ -105,7 +109,7 @@
  * The GPU's copy of the weights is refreshed by the first GPU batch after a
  * swap (gpu.c: the loaded model is compared with the batch's).
  *
- * Messages (dmsetup message NAME 0 ...): "mode auto|cpu|gpu|off",
+ * Messages (dmsetup message NAME 0 ...): "mode auto|cpu|gpu|off|shadow",
  * "threshold US" (for judging predictions; the model's own until set),
  * "model FILE", "model none", "reset" (counters), and "calibrate" (time
  * both sides for the policy). Bad ones get -EINVAL and a log line. Status:
@@ -225,6 +229,7 @@ static int set_mode(struct linnos_target *lt, int mode)
 		[LINNOS_MODE_CPU] = LAKE_POLICY_CPU,
 		[LINNOS_MODE_GPU] = LAKE_POLICY_GPU,
 		[LINNOS_MODE_OFF] = LAKE_POLICY_CPU,
+		[LINNOS_MODE_SHADOW] = LAKE_POLICY_CPU,
 	};
 	int ret = lake_fallback_set_mode(lt->fb, pol[mode]);
 
@@ -339,6 +344,30 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 	}
 	rcu_read_unlock();
 	return d;
+}
+
+/* Shadow mode: home's verdict, judged at completion; the read goes home. */
+static u8 predict_shadow(struct linnos_target *lt, struct linnos_io *io)
+{
+	const struct linnos_model *m;
+	u8 slow = 0;
+	u64 t0;
+
+	rcu_read_lock();
+	m = rcu_dereference(lt->model);
+	if (m) {
+		t0 = ktime_get_ns();
+		encode_for(&lt->dev[io->home], io->in[0]);
+		linnos_infer_batch(m, io->in[0], 1, &slow);
+		atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
+		atomic64_inc(&lt->st.cpu_inferences);
+		io->flags |= LINNOS_IO_PREDICTED | (slow ? LINNOS_IO_PRED_SLOW : 0);
+		atomic64_inc(&lt->st.predicted);
+		if (slow)
+			atomic64_inc(&lt->st.predicted_slow);
+	}
+	rcu_read_unlock();
+	return io->home;
 }
 
 /*
@@ -558,7 +587,13 @@ static int linnos_map(struct dm_target *ti, struct bio *bio)
 			return DM_MAPIO_SUBMITTED;
 		}
 	}
-	issue(lt, bio, io, mode == LINNOS_MODE_CPU ? predict_inline(lt, io) : io->home);
+	if (mode == LINNOS_MODE_CPU)
+		d = predict_inline(lt, io);
+	else if (mode == LINNOS_MODE_SHADOW)
+		d = predict_shadow(lt, io);
+	else
+		d = io->home;
+	issue(lt, bio, io, d);
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -845,7 +880,7 @@ static int linnos_message(struct dm_target *ti, unsigned int argc, char **argv,
 		mode = linnos_parse_mode(argv[1]);
 		if (mode >= 0)
 			return set_mode(lt, mode);
-		DMERR("%s: unknown mode '%s' (auto, cpu, gpu, off)", lt->fb_name, argv[1]);
+		DMERR("%s: unknown mode '%s' (auto, cpu, gpu, off, shadow)", lt->fb_name, argv[1]);
 		return -EINVAL;
 	}
 	if (argc == 2 && !strcmp(argv[0], "threshold")) {

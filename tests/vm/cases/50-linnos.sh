@@ -112,6 +112,24 @@ check linnos.fio_cpu fio_reads 3
 check linnos.fio_cpu_no_errors fio_ok
 echo "# cpu mode: $(dmsetup status lin)"
 
+# Shadow: every read predicted at its home and judged there, none moved;
+# over bursts half the time, the verdicts beat always-fast (more slow reads
+# caught than fast ones called slow).
+check linnos.mode_shadow sh -c "dmsetup message lin 0 mode shadow && dmsetup message lin 0 reset"
+check linnos.fio_shadow fio_reads 3
+check linnos.shadow_no_errors fio_ok
+echo "# shadow mode: $(dmsetup status lin)"
+shadow_judged() {
+	_p=$(st_of predicted)
+	[ "$_p" = "$(st_of reads)" ] && [ "$_p" -gt 0 ] &&
+		[ $(($(st_of true_slow) + $(st_of true_fast) + $(st_of false_submit) + $(st_of false_revoke))) = "$_p" ]
+}
+check linnos.shadow_every_read_judged shadow_judged
+check linnos.shadow_none_moved sh -c "[ $(st_of redirected) = 0 ] && [ $(st_of probes) = 0 ] && [ $(st_of both_slow) = 0 ]"
+check linnos.shadow_beats_always_fast sh -c "[ $(st_of true_slow) -gt $(st_of false_revoke) ]"
+check linnos.shadow_data_right [ "$(lin_sum)" = "$want" ]
+check linnos.mode_cpu_again dmsetup message lin 0 mode cpu
+
 # Model swap while reads run.
 fio_reads 4 &
 fio_pid=$!
