@@ -1,0 +1,73 @@
+# examples/linnos under polled I/O: io_uring with IOPOLL through the target
+# over two NVMe legs with a poll queue each (QEMU's nvme devices, the
+# driver's poll_queues=1). dm polls the bios it cloned for the target,
+# whoever submits them (reads the worker sends on after map() returned
+# included), and no other: a bio the target makes itself (a write's copy to
+# the other leg) must not be a polled one, or nobody polls it and nvme's
+# timeout (30 s) completes it. fio's verified random reads and writes, in
+# cpu and in gpu mode, end in seconds.
+. /lib/lake/vmlib.sh
+fw=linnos
+S=32768	# 16 MiB, the size of each drive (tests/vm/run)
+
+loaded() { grep -q "^$1 " /proc/modules; }
+ours=""
+kmod() { loaded "$1" || { insmod $M/kernel/$2.ko $3 && ours="$1 $ours"; }; }
+insmod_nvme() {
+	for m in $(cat $M/kernel/nvme.order); do
+		if [ "$m" = nvme ]; then
+			kmod nvme nvme poll_queues=1 || return 1
+		else
+			kmod "$(echo "$m" | tr - _)" "$m" || return 1
+		fi
+	done
+}
+drives_up() {
+	for i in $(seq 50); do
+		[ -b /dev/nvme0n1 ] && [ -b /dev/nvme1n1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check linnospoll.insmod_nvme insmod_nvme
+check linnospoll.drives drives_up
+check linnospoll.drives_poll sh -c "[ \$(cat /sys/block/nvme0n1/queue/io_poll) = 1 ] && [ \$(cat /sys/block/nvme1n1/queue/io_poll) = 1 ]"
+kmod dm_mod dm-mod
+check linnospoll.insmod_lake sh -c "insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko timeout_ms=3000 && insmod $M/lake_linnos.ko"
+check linnospoll.zero sh -c "dd if=/dev/zero of=/dev/nvme0n1 bs=1M count=16 oflag=direct 2> /dev/null &&
+	dd if=/dev/zero of=/dev/nvme1n1 bs=1M count=16 oflag=direct 2> /dev/null"
+check linnospoll.create sh -c "dmsetup create lin --table '0 $S linnos /dev/nvme0n1 /dev/nvme1n1 mode=cpu model=$fw/linnos_nn.lnw' && dmsetup mknodes"
+dm=$(dmsetup info -c -o blkdevname --noheadings lin)
+check linnospoll.target_polls sh -c "[ \$(cat /sys/block/$dm/queue/io_poll) = 1 ]"
+
+# polled MODE: 3 s of fio through the target in MODE; its wall time in /tmp/poll.secs.
+polled() {
+	dmsetup message lin 0 mode "$1" || return 1
+	_t0=$(date +%s)
+	timeout 90 fio --name=p --filename=/dev/mapper/lin --ioengine=io_uring --hipri=1 \
+		--direct=1 --rw=randrw --rwmixread=70 --bs=4k --iodepth=8 --size=8M \
+		--verify=crc32c --verify_backlog=64 --time_based --runtime=3 \
+		--output=/tmp/fio.out > /dev/null 2>&1
+	_rc=$?
+	echo $(($(date +%s) - _t0)) > /tmp/poll.secs
+	[ $_rc = 0 ] && grep -q 'err= 0' /tmp/fio.out && ! grep -q 'err= *[1-9]' /tmp/fio.out
+}
+check linnospoll.cpu_fio polled cpu
+echo "# cpu mode: fio ran $(cat /tmp/poll.secs) s; $(dmsetup status lin | cut -d' ' -f4-9)"
+check linnospoll.cpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt 20 ]"
+
+laked --device=host > /tmp/laked-poll.log 2>&1 &
+pid=$!
+check linnospoll.laked wait_for 20 registered
+check linnospoll.gpu_fio polled gpu
+echo "# gpu mode: fio ran $(cat /tmp/poll.secs) s; $(dmsetup status lin | tr ' ' '\n' | grep -A1 -x gpu_inferences | tr '\n' ' ')"
+check linnospoll.gpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt 20 ]"
+check linnospoll.gpu_side_ran sh -c "[ \$(dmsetup status lin | tr ' ' '\n' | grep -A1 -x gpu_inferences | tail -n 1) -gt 0 ]"
+check linnospoll.legs_equal sh -c "cmp /dev/nvme0n1 /dev/nvme1n1"
+
+check linnospoll.remove dmsetup remove lin
+check linnospoll.rmmod rmmod lake_linnos
+kill -TERM $pid
+wait $pid 2> /dev/null
+check linnospoll.rmmod_lake sh -c "rmmod lakelib && rmmod lakeshm"
+check linnospoll.rmmod_kernel_modules sh -c "for m in $ours; do rmmod \$m || exit 1; done"
