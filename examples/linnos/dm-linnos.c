@@ -123,7 +123,11 @@
  * pressure laked may be slow to make progress (it may even fault on a
  * filesystem above this target): the deadline bounds what that costs a read,
  * and the target's calls into lake run in a NOIO scope (gpu.c), so that
- * their own allocations never wait for I/O.
+ * their own allocations never wait for I/O. No nowait I/O (no
+ * DM_TARGET_NOWAIT): a write that would block on one leg cannot be failed
+ * back whole once the other has it, so dm refuses REQ_NOWAIT bios with
+ * EOPNOTSUPP; on 6.1 that includes io_uring's polled I/O, which 6.12
+ * serves. Polled bios are polled by dm; the write's clone is never polled.
  */
 #include <linux/firmware.h>
 #include <linux/module.h>
