@@ -115,18 +115,22 @@ wait $pid
 echo 3000 > /sys/module/lakelib/parameters/timeout_ms
 check cuda.laked_back_after_fence start_laked
 
-# kill -9 with calls in flight: all fail at once, nothing waits for the
-# timeout. laked is killed once all four calls wait on it, however long they
+# kill -9 with calls in flight: all fail as laked's death is seen, none
+# waits for the timeout (20 s here: on a loaded host, sending four calls
+# and seeing the death took over 3 s once, so 3 s could not tell them
+# apart). laked is killed once all four calls wait on it, however long they
 # took to be sent (a call sent after the kill would fail as no_daemon).
 run stale_save
+echo 20000 > /sys/module/lakelib/parameters/timeout_ms
 ctl $ctl "hold 4" > /dev/null
 kill -STOP $pid
 ctl $ctl go > /dev/null
 check cuda.kill9_calls_waiting wait_for 20 stat_ge in_flight 4
 kill -9 $pid
 check cuda.kill9_returned wait_for 20 all_returned
-check cuda.kill9_fails_in_flight results_all 46 1500
+check cuda.kill9_fails_in_flight results_all 46 10000
 check cuda.kill9_unregisters unregistered
+echo 3000 > /sys/module/lakelib/parameters/timeout_ms
 run nodaemon
 
 check cuda.laked_restarts start_laked
