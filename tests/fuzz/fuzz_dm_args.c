@@ -4,7 +4,7 @@
  * (examples/linnos/args.c, the file the module builds): the input is split
  * at NUL bytes into the arguments after the two devices, as the kernel
  * hands them over. Each verdict is checked against a reference reading of
- * the documented syntax (mode=auto|cpu|gpu|off, threshold=1..10000000 in
+ * the documented syntax (mode=auto|cpu|gpu|off|shadow, threshold=1..10000000 in
  * decimal, model=FILE of [A-Za-z0-9._-/] relative, no ".."), and each
  * argument is also tried as a message's mode, threshold and file name.
  */
@@ -25,10 +25,10 @@ static void check(int cond)
 
 static bool ref_mode(const char *s, int *mode)
 {
-	static const char *const names[] = { "auto", "cpu", "gpu", "off" };
+	static const char *const names[] = { "auto", "cpu", "gpu", "off", "shadow" };
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (!strcmp(s, names[i]))
 			return (*mode = i), true;
 	return false;
