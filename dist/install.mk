@@ -14,6 +14,7 @@ SYSCONFDIR	?= /etc
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 MODULESLOADDIR	?= $(PREFIX)/lib/modules-load.d
 MODPROBEDIR	?= $(PREFIX)/lib/modprobe.d
+SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 DKMSDIR		?= /usr/src/lake-$(LAKE_VERSION)
 
 INSTALL		?= install
@@ -64,7 +65,8 @@ install-programs: $(INSTALL_PROGS) $(BUILD)/install/laked.service
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(INCLUDEDIR)/lake \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(LAKELIBDIR)/kernels $(DESTDIR)$(SYSCONFDIR)/lake \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(MODPROBEDIR)
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(MODPROBEDIR) \
+		$(DESTDIR)$(SYSUSERSDIR)
 	$(INSTALL) -m 0755 $(INSTALL_PROGS) $(DESTDIR)$(SBINDIR)/
 	$(INSTALL) -m 0644 include/lake/*.h $(DESTDIR)$(INCLUDEDIR)/lake/
 	$(INSTALL) -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
@@ -73,6 +75,7 @@ install-programs: $(INSTALL_PROGS) $(BUILD)/install/laked.service
 	$(INSTALL) -m 0644 $(BUILD)/install/laked.service $(DESTDIR)$(UNITDIR)/laked.service
 	$(INSTALL) -m 0644 dist/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/lake.conf
 	$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(MODPROBEDIR)/lake.conf
+	$(INSTALL) -m 0644 dist/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/laked.conf
 
 install-dkms-src: $(BUILD)/install/dkms.conf
 	$(INSTALL) -d $(DESTDIR)$(DKMSDIR)
