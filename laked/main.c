@@ -271,8 +271,10 @@ static int open_region(struct laked_shm *shm, struct lake_driver *drv)
 			  LAKE_SHM_DEVICE);
 		return 0;
 	}
-	if (ret)
+	if (ret) {
+		laked_log(LOG_ERR, "/dev/%s: %s", LAKE_SHM_DEVICE, strerrorname_np(-ret));
 		return ret;
+	}
 	laked_log(LOG_INFO, "shared region: %llu KiB", (unsigned long long)shm->size >> 10);
 	laked_shm_pin(shm, drv);
 	return 0;
