@@ -2,7 +2,8 @@
 # Included by the top Makefile. DESTDIR stages; PREFIX (/usr/local) places
 # programs, headers, man pages, the unit and the module configuration;
 # module sources go to /usr/src/lake-VERSION whatever PREFIX is, since DKMS
-# only looks there. Debian's packaging (debian/rules) uses PREFIX=/usr.
+# only looks there, and LinnOS's weights to /lib/firmware/linnos (where
+# request_firmware looks). Debian's packaging (debian/rules) uses PREFIX=/usr.
 
 LAKE_VERSION	:= $(shell cat VERSION)
 PREFIX		?= /usr/local
@@ -16,6 +17,8 @@ MODULESLOADDIR	?= $(PREFIX)/lib/modules-load.d
 MODPROBEDIR	?= $(PREFIX)/lib/modprobe.d
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 DKMSDIR		?= /usr/src/lake-$(LAKE_VERSION)
+# LinnOS's weight files, where request_firmware() looks, whatever PREFIX is.
+FIRMWAREDIR	?= /lib/firmware
 
 INSTALL		?= install
 
@@ -82,6 +85,8 @@ install-dkms-src: $(BUILD)/install/dkms.conf
 	tar -c $(DKMS_SRCS) | tar -x -C $(DESTDIR)$(DKMSDIR) --no-same-owner
 	$(INSTALL) -m 0644 dist/Kbuild $(BUILD)/install/dkms.conf $(DESTDIR)$(DKMSDIR)/
 	$(INSTALL) -m 0755 dist/dkms-post-build $(DESTDIR)$(DKMSDIR)/
+	$(INSTALL) -d $(DESTDIR)$(FIRMWAREDIR)/linnos
+	$(INSTALL) -m 0644 examples/linnos/weights/*.lnw $(DESTDIR)$(FIRMWAREDIR)/linnos/
 
 .PHONY: test-pkg
 test-pkg: deps
