@@ -511,6 +511,7 @@ int main(int argc, char **argv)
 		sb.module_dir_fd = laked_module_dir_fd(d);
 		sb.nl_fd = laked_nl_fd(nl);
 		sb.syslog_fd = laked_log_syslog_fd();
+		sb.notify_fd = notify_fd;
 		sb.allow_no_landlock = o.allow_no_landlock;
 		if (!sb.uid)
 			sb.uid = geteuid();	/* not root: stays who it is */
