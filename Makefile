@@ -46,7 +46,8 @@ HOST_KERNELS :=
 	tests/gpu/*.mk examples/*/*.mk
 -include lakectl/*.mk dist/install.mk
 
-.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu mutate bench \
+.PHONY: all modules user help deps test test-unit test-vm test-vm-rt test-fuzz test-gpu test-system \
+	mutate bench \
 	demo clean FORCE no-kernel fuzz \
 	$(addprefix after-deps-,test test-unit test-fuzz test-vm test-gpu bench demo fuzz)
 all: modules user
@@ -62,6 +63,7 @@ help:
 	@echo "make fuzz-guest the in-guest genl fuzzer, 100,000 messages per kernel (GFUZZ_COUNT=, GFUZZ_SEED=)"
 	@echo "make soak       the soak through laked kills under stress-ng, 600 s per kernel (SOAK_SECONDS=, SOAK_SEED=)"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
+	@echo "make test-system the packages on a booted Debian 12: install, reboot, upgrade, purge"
 	@echo "make mutate     break the code on purpose: each test must catch its bug (MUTATION=a,b)"
 	@echo "make bench      benchmarks"
 	@echo "make demo       boot the guest and show lake at work"
@@ -180,6 +182,11 @@ after-deps-test:
 NEWEST	:= $(lastword $(KVERS))
 no-kernel:
 	@echo "not ok - vm: no kernel to boot (no headers under $(MODULES_DIR))"; exit 1
+
+# Not part of `make test` (its time budget): .ci/run runs it after. The
+# packages installed and used on a Debian 12 system booted under QEMU.
+test-system: deps
+	@BUILD=$(BUILD) tests/run system
 
 # Each mutation in tests/mutate/mutations must make its test fail (not in `make test`).
 mutate: deps

@@ -2,7 +2,8 @@
 # Included by the top Makefile. DESTDIR stages; PREFIX (/usr/local) places
 # programs, headers, man pages, the unit and the module configuration;
 # module sources go to /usr/src/lake-VERSION whatever PREFIX is, since DKMS
-# only looks there. Debian's packaging (debian/rules) uses PREFIX=/usr.
+# only looks there, and LinnOS's weights to /lib/firmware/linnos (where
+# request_firmware looks). Debian's packaging (debian/rules) uses PREFIX=/usr.
 
 LAKE_VERSION	:= $(shell cat VERSION)
 PREFIX		?= /usr/local
@@ -14,7 +15,10 @@ SYSCONFDIR	?= /etc
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 MODULESLOADDIR	?= $(PREFIX)/lib/modules-load.d
 MODPROBEDIR	?= $(PREFIX)/lib/modprobe.d
+SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 DKMSDIR		?= /usr/src/lake-$(LAKE_VERSION)
+# LinnOS's weight files, where request_firmware() looks, whatever PREFIX is.
+FIRMWAREDIR	?= /lib/firmware
 
 INSTALL		?= install
 
@@ -64,7 +68,8 @@ install-programs: $(INSTALL_PROGS) $(BUILD)/install/laked.service
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(INCLUDEDIR)/lake \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(LAKELIBDIR)/kernels $(DESTDIR)$(SYSCONFDIR)/lake \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(MODPROBEDIR)
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(MODPROBEDIR) \
+		$(DESTDIR)$(SYSUSERSDIR)
 	$(INSTALL) -m 0755 $(INSTALL_PROGS) $(DESTDIR)$(SBINDIR)/
 	$(INSTALL) -m 0644 include/lake/*.h $(DESTDIR)$(INCLUDEDIR)/lake/
 	$(INSTALL) -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
@@ -73,12 +78,15 @@ install-programs: $(INSTALL_PROGS) $(BUILD)/install/laked.service
 	$(INSTALL) -m 0644 $(BUILD)/install/laked.service $(DESTDIR)$(UNITDIR)/laked.service
 	$(INSTALL) -m 0644 dist/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/lake.conf
 	$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(MODPROBEDIR)/lake.conf
+	$(INSTALL) -m 0644 dist/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/laked.conf
 
 install-dkms-src: $(BUILD)/install/dkms.conf
 	$(INSTALL) -d $(DESTDIR)$(DKMSDIR)
 	tar -c $(DKMS_SRCS) | tar -x -C $(DESTDIR)$(DKMSDIR) --no-same-owner
 	$(INSTALL) -m 0644 dist/Kbuild $(BUILD)/install/dkms.conf $(DESTDIR)$(DKMSDIR)/
 	$(INSTALL) -m 0755 dist/dkms-post-build $(DESTDIR)$(DKMSDIR)/
+	$(INSTALL) -d $(DESTDIR)$(FIRMWAREDIR)/linnos
+	$(INSTALL) -m 0644 examples/linnos/weights/*.lnw $(DESTDIR)$(FIRMWAREDIR)/linnos/
 
 .PHONY: test-pkg
 test-pkg: deps

@@ -78,6 +78,7 @@ struct laked_sandbox_cfg {
 	int module_dir_fd;	/* openat2 and reads beneath it only; -1: none */
 	int nl_fd;		/* the registered netlink socket */
 	int syslog_fd;		/* -1: logging to stderr */
+	int notify_fd;		/* systemd's NOTIFY_SOCKET, connected; <= 2: none */
 	bool allow_no_landlock;	/* run on without Landlock (--allow-no-landlock) */
 	int test_landlock_errno;	/* tests: Landlock fails with this errno */
 };

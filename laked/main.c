@@ -271,8 +271,10 @@ static int open_region(struct laked_shm *shm, struct lake_driver *drv)
 			  LAKE_SHM_DEVICE);
 		return 0;
 	}
-	if (ret)
+	if (ret) {
+		laked_log(LOG_ERR, "/dev/%s: %s", LAKE_SHM_DEVICE, strerrorname_np(-ret));
 		return ret;
+	}
 	laked_log(LOG_INFO, "shared region: %llu KiB", (unsigned long long)shm->size >> 10);
 	laked_shm_pin(shm, drv);
 	return 0;
@@ -509,6 +511,7 @@ int main(int argc, char **argv)
 		sb.module_dir_fd = laked_module_dir_fd(d);
 		sb.nl_fd = laked_nl_fd(nl);
 		sb.syslog_fd = laked_log_syslog_fd();
+		sb.notify_fd = notify_fd;
 		sb.allow_no_landlock = o.allow_no_landlock;
 		if (!sb.uid)
 			sb.uid = geteuid();	/* not root: stays who it is */

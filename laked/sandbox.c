@@ -45,6 +45,8 @@
  *              for the signalfd.
  *   logging:   write, to stderr only on the host device; sendto, on the
  *              syslog socket connected at startup only.
+ *   readiness: sendto, on systemd's NOTIFY_SOCKET connected at startup
+ *              only (READY=1 goes once the sandbox is in, STOPPING=1).
  *   time:      clock_gettime (the vDSO's fallback), nanosleep and friends.
  *   memory:    mmap, munmap, mprotect, mremap, brk, madvise: malloc, thread
  *              stacks, and dlopen of kernel modules on the host device
@@ -380,6 +382,9 @@ static int allow_with_args(scmp_filter_ctx ctx, const struct laked_sandbox_cfg *
 		ret = allow_on_fd(ctx, SCMP_SYS(recvmsg), cfg->nl_fd);
 	if (!ret)
 		ret = allow_on_fd(ctx, SCMP_SYS(sendto), cfg->syslog_fd);
+	/* Never a standard stream: a zeroed cfg names none. */
+	if (!ret && cfg->notify_fd > STDERR_FILENO)
+		ret = allow_on_fd(ctx, SCMP_SYS(sendto), cfg->notify_fd);
 	if (!ret)
 		ret = allow_on_fd(ctx, SCMP_SYS(openat2), cfg->module_dir_fd);
 	if (ret)

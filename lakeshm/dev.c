@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/lake_shm: how laked maps the region. Root only (mode 0600 and
- * CAP_SYS_ADMIN), shared writable mappings only, never executable. An open
- * file or a live mapping holds a reference on the module (fops.owner and
- * vm_file), so rmmod is refused until both are gone.
+ * CAP_NET_ADMIN, the capability laked registers with and the only one
+ * laked.service leaves it), shared writable mappings only, never
+ * executable. An open file or a live mapping holds a reference on the
+ * module (fops.owner and vm_file), so rmmod is refused until both are gone.
  *
  * Mappings go through one device inode, the first one mapped, so that
  * lakelib can revoke them all at once when it fences laked: after
@@ -60,7 +61,7 @@ static int use_inode(struct file *file)
 
 static int shm_open(struct inode *inode, struct file *file)
 {
-	if (!capable(CAP_SYS_ADMIN)) {
+	if (!capable(CAP_NET_ADMIN)) {
 		pr_warn_ratelimited("open by uid %u refused\n",
 				    from_kuid(&init_user_ns, current_uid()));
 		return -EPERM;
