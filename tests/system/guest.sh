@@ -175,7 +175,9 @@ phase_boot() {
 	check boot.lakectl_user_refused sh -c 'runuser -u tester -- lakectl policy example_vadd mode gpu;
 		[ $? = 4 ]'
 	check boot.lakectl_root_mode lakectl policy example_vadd mode gpu
-	check boot.vadd_host_device run_on gpu 200
+	check boot.vadd_host_device run_on gpu 200 ||
+		{ journalctl -b -u laked -o cat --no-pager | tail -n 15; dmesg | grep -i 'lake\|vadd' |
+		tail -n 15; } 2>&1 | sed 's/^/# /'
 
 	# systemctl restart with the module's calls in flight: laked is stopped
 	# first, so the run's first batch waits on it whatever the speed; the
