@@ -320,6 +320,19 @@ static u8 route(struct linnos_target *lt, struct linnos_io *io, const u8 slow[2]
 	return d;
 }
 
+/* Replica @d's verdict on the CPU, its input encoded into @in; timed and counted. */
+static u8 infer_cpu(struct linnos_target *lt, const struct linnos_model *m, u8 d, u8 *in)
+{
+	u64 t0 = ktime_get_ns();
+	u8 slow;
+
+	encode_for(&lt->dev[d], in);
+	linnos_infer_batch(m, in, 1, &slow);
+	atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
+	atomic64_inc(&lt->st.cpu_inferences);
+	return slow;
+}
+
 /* Inline prediction in map(): home, then the other replica if need be. */
 static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 {
@@ -327,23 +340,15 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 	u8 slow[2] = { 0, 0 };
 	u8 d = io->home;
 	bool probe = false;
-	u64 t0, n = 1;
 
 	rcu_read_lock();
 	m = rcu_dereference(lt->model);
 	if (m) {
-		t0 = ktime_get_ns();
-		encode_for(&lt->dev[io->home], io->in[0]);
-		linnos_infer_batch(m, io->in[0], 1, &slow[0]);
+		slow[0] = infer_cpu(lt, m, io->home, io->in[0]);
 		if (slow[0])
 			probe = take_probe(&lt->dev[io->home]);
-		if (slow[0] && !probe) {
-			encode_for(&lt->dev[!io->home], io->in[1]);
-			linnos_infer_batch(m, io->in[1], 1, &slow[1]);
-			n = 2;
-		}
-		atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
-		atomic64_add(n, &lt->st.cpu_inferences);
+		if (slow[0] && !probe)
+			slow[1] = infer_cpu(lt, m, !io->home, io->in[1]);
 		d = route(lt, io, slow, probe);
 	}
 	rcu_read_unlock();
@@ -354,17 +359,12 @@ static u8 predict_inline(struct linnos_target *lt, struct linnos_io *io)
 static u8 predict_shadow(struct linnos_target *lt, struct linnos_io *io)
 {
 	const struct linnos_model *m;
-	u8 slow = 0;
-	u64 t0;
+	u8 slow;
 
 	rcu_read_lock();
 	m = rcu_dereference(lt->model);
 	if (m) {
-		t0 = ktime_get_ns();
-		encode_for(&lt->dev[io->home], io->in[0]);
-		linnos_infer_batch(m, io->in[0], 1, &slow);
-		atomic64_add(ktime_get_ns() - t0, &lt->st.cpu_ns);
-		atomic64_inc(&lt->st.cpu_inferences);
+		slow = infer_cpu(lt, m, io->home, io->in[0]);
 		io->flags |= LINNOS_IO_PREDICTED | (slow ? LINNOS_IO_PRED_SLOW : 0);
 		atomic64_inc(&lt->st.predicted);
 		if (slow)
