@@ -78,7 +78,9 @@ static bool module_beneath(struct laked *d, struct laked_call *c, const char *re
 			     laked_log_str(safe, sizeof(safe), rel), d->module_dir,
 			     strerrorname_np(errno),
 			     errno == ELOOP ? " (a symlink on the way)" :
-			     errno == EXDEV ? " (outside the directory)" : "");
+			     errno == EXDEV ? " (outside the directory)" :
+			     errno == ENOSYS ? " (openat2 blocked: systemd's RestrictSUIDSGID= does that)" :
+			     "");
 		return false;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
