@@ -110,6 +110,9 @@ run_on() {
 		[ "$(ex_of wrong)" = 0 ] && [ "$(ex_of failed)" = 0 ] ||
 		{ tr '\n' ' ' < $ex; echo; return 1; }
 }
+# After a new laked the module's first batch meets its stale handles, fails
+# and is redone on the CPU (right, counted as cpu); it sets up anew.
+warm_up() { echo "run 64" > $ex && all_done; }
 # Every request so far completed, right, on one side or the other.
 all_done() {
 	[ "$(ex_of requests)" = $(($(ex_of cpu) + $(ex_of gpu))) ] &&
@@ -192,6 +195,7 @@ phase_boot() {
 	check boot.restart_callers_done wait_writer $wpid 300
 	check boot.restart_no_wrong_data all_done
 	check boot.restart_serves serves_anew "$pid"
+	warm_up
 	check boot.restart_vadd run_on gpu 200
 
 	# kill -9: Restart=on-failure brings laked back.
@@ -200,6 +204,7 @@ phase_boot() {
 	check boot.kill9_restarted serves_anew "$pid"
 	check boot.kill9_counted sh -c "[ \$(systemctl show -p NRestarts --value laked) = $((r + 1)) ]"
 	check boot.kill9_confined confined
+	warm_up
 	check boot.kill9_vadd run_on gpu 200
 	check boot.vadd_rmmod rmmod lake_example_vadd
 	linnos
@@ -244,7 +249,9 @@ linnos() {
 		[ -b /dev/mapper/lin ]"
 	dd if=/dev/urandom of=/root/lin.data bs=1M count=16 2> /dev/null
 	check boot.linnos_write dd if=/root/lin.data of=/dev/mapper/lin bs=1M oflag=direct
-	check boot.linnos_both_legs sh -c "cmp /root/lin.data $l0 && cmp /root/lin.data $l1"
+	# The legs' own page cache may hold what udev's probe read before the writes.
+	check boot.linnos_both_legs sh -c "echo 3 > /proc/sys/vm/drop_caches &&
+		cmp /root/lin.data $l0 && cmp /root/lin.data $l1"
 	check boot.linnos_read_cpu sh -c "$(declare -f lin_same st_of st_gt); lin_same && st_gt predicted 0"
 	check boot.linnos_mode_gpu dmsetup message lin 0 mode gpu
 	check boot.linnos_read_host_device gpu_reads
