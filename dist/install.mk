@@ -30,7 +30,7 @@ $(BUILD)/install/paths: FORCE
 
 # laked with this installation's paths compiled in.
 INSTALL_LAKED	:= $(BUILD)/install/laked
-$(INSTALL_LAKED): $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h) \
+$(INSTALL_LAKED): $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h include/uapi/lake/*.h) \
 		$(BUILD)/install/paths
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(NL_CFLAGS) \
@@ -56,7 +56,8 @@ $(BUILD)/install/dkms.conf: dist/dkms.conf.in VERSION
 
 # The module sources DKMS builds: lakeshm and lakelib, and the headers.
 DKMS_SRCS := $(filter-out lakeshm/alloc_check.c,$(wildcard lakeshm/*.[ch])) lakeshm/Kbuild \
-	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard include/lake/*.h)
+	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard common/*.c) \
+	$(wildcard include/lake/*.h) $(wildcard include/uapi/lake/*.h)
 
 .PHONY: install install-build install-programs install-dkms-src
 install: install-programs install-dkms-src
@@ -65,13 +66,14 @@ install: install-programs install-dkms-src
 install-build: $(INSTALL_PROGS) $(BUILD)/install/laked.service $(BUILD)/install/dkms.conf
 
 install-programs: $(INSTALL_PROGS) $(BUILD)/install/laked.service
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(INCLUDEDIR)/lake \
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(INCLUDEDIR)/lake $(DESTDIR)$(INCLUDEDIR)/uapi/lake \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(LAKELIBDIR)/kernels $(DESTDIR)$(SYSCONFDIR)/lake \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(MODPROBEDIR) \
 		$(DESTDIR)$(SYSUSERSDIR)
 	$(INSTALL) -m 0755 $(INSTALL_PROGS) $(DESTDIR)$(SBINDIR)/
 	$(INSTALL) -m 0644 include/lake/*.h $(DESTDIR)$(INCLUDEDIR)/lake/
+	$(INSTALL) -m 0644 include/uapi/lake/*.h $(DESTDIR)$(INCLUDEDIR)/uapi/lake/
 	$(INSTALL) -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	$(INSTALL) -m 0644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	$(INSTALL) -m 0644 dist/laked.conf $(DESTDIR)$(SYSCONFDIR)/lake/laked.conf

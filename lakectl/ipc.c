@@ -25,6 +25,7 @@ static struct nla_policy top_policy[LAKE_A_MAX + 1] = {
 	[LAKE_A_REGION_USED] = { .type = NLA_U64 },
 	[LAKE_A_IN_FLIGHT] = { .type = NLA_U64 },
 	[LAKE_A_TIMEOUT_MS] = { .type = NLA_U32 },
+	[LAKE_A_TRANSPORT] = { .type = NLA_U32 },
 	[LAKE_A_STAT] = { .type = NLA_NESTED },
 	[LAKE_A_API_CALLS] = { .type = NLA_NESTED },
 	[LAKE_A_POLICY] = { .type = NLA_NESTED },

@@ -75,6 +75,8 @@ static int show_status(struct nlattr **tb, struct nlattr *attrs, int len, void *
 	bool up = tb[LAKE_A_PORTID] && nla_get_u32(tb[LAKE_A_PORTID]);
 	const char *dev = tb[LAKE_A_DEVICE] ? nla_get_string(tb[LAKE_A_DEVICE]) : "";
 	uint64_t size = get_u64(tb, LAKE_A_REGION_SIZE), used = get_u64(tb, LAKE_A_REGION_USED);
+	const char *transport = get_u32(tb, LAKE_A_TRANSPORT) == LAKE_GENL_TRANSPORT_RING ?
+				"ring" : "genl";
 
 	(void)attrs;
 	(void)len;
@@ -93,8 +95,8 @@ static int show_status(struct nlattr **tb, struct nlattr *attrs, int len, void *
 			printf("{\"size\":%" PRIu64 ",\"used\":%" PRIu64 "}", size, used);
 		else
 			printf("null");
-		printf(",\"in_flight\":%" PRIu64 ",\"timeout_ms\":%" PRIu32 "}\n",
-		       get_u64(tb, LAKE_A_IN_FLIGHT), get_u32(tb, LAKE_A_TIMEOUT_MS));
+		printf(",\"transport\":\"%s\",\"in_flight\":%" PRIu64 ",\"timeout_ms\":%" PRIu32 "}\n",
+		       transport, get_u64(tb, LAKE_A_IN_FLIGHT), get_u32(tb, LAKE_A_TIMEOUT_MS));
 		return 0;
 	}
 	if (up)
@@ -107,6 +109,7 @@ static int show_status(struct nlattr **tb, struct nlattr *attrs, int len, void *
 		       used >> 10, size ? 100.0 * (double)used / (double)size : 0.0);
 	else
 		printf("region:    none\n");
+	printf("transport: %s\n", transport);
 	printf("in flight: %" PRIu64 " calls\ntimeout:   %" PRIu32 " ms\n",
 	       get_u64(tb, LAKE_A_IN_FLIGHT), get_u32(tb, LAKE_A_TIMEOUT_MS));
 	return 0;

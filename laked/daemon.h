@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <lake/genl.h>
+#include <lake/ring.h>
 #include "laked/laked.h"
 
 /* shm.c: /dev/lake_shm mapped, and pinned for DMA on the CUDA driver. */
@@ -58,6 +59,47 @@ void laked_nl_unregister(struct laked_nl *nl);
 void laked_nl_close(struct laked_nl *nl);
 /* Tests: close the socket now, as a laked that died would; sends then fail. */
 void laked_nl_test_drop(struct laked_nl *nl);
+/*
+ * LAKE_CMD_RING_SETUP with eventfds @sq_fd and @cq_fd: 0 with the ring's
+ * region offset in *@off, or the kernel's -errno (laked stays on genl).
+ */
+int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, u64 *off);
+
+/* ring.c: the command ring's daemon end (uapi/lake/ring.h). */
+struct laked_ring;
+struct laked_ring_stats {
+	u64 takes, wakeups, spins;	/* submission side; spins: a worker's looks */
+	u64 puts, kicks, full;		/* completion side */
+};
+/* Its two eventfds (before the sandbox); 0 or -errno. */
+int laked_ring_open(struct laked_ring **out, u32 spin_us);
+void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd);
+/* The ring at @off in the region the kernel named; 0 or -EPROTO (logged). */
+int laked_ring_map(struct laked_ring *r, void *region, u64 region_size, u64 off);
+/* Replies go in the completion ring: from any thread. */
+struct laked_reply_sink *laked_ring_sink(struct laked_ring *r);
+int laked_ring_put(struct laked_ring *r, const void *blob, u32 len);
+/* Calls taken from the ring go to @pool; its idle workers spin on the ring. */
+void laked_ring_serve_pool(struct laked_ring *r, struct laked_pool *pool);
+/*
+ * The main thread, its eventfd readable or not: take every call there is
+ * and mark itself asleep; laked_ring_awake() after poll() whatever this
+ * returned. 0: poll() may sleep; 1: more came, poll() must not sleep;
+ * -EPROTO: the ring is broken (logged).
+ */
+int laked_ring_serve(struct laked_ring *r);
+void laked_ring_awake(struct laked_ring *r);
+int laked_ring_poll_fd(const struct laked_ring *r);
+void laked_ring_stats(struct laked_ring *r, struct laked_ring_stats *st);
+void laked_ring_close(struct laked_ring *r);
+/* Tests: the next reply is replaced by an impossible tail, slot length or record. */
+enum laked_ring_forge {
+	LAKED_RING_FORGE_NONE,
+	LAKED_RING_FORGE_TAIL,
+	LAKED_RING_FORGE_LEN,
+	LAKED_RING_FORGE_RECORD,
+};
+void laked_ring_test_forge(struct laked_ring *r, enum laked_ring_forge kind);
 
 /* load.c: a LAKE_A_LOAD report for the last @period_ms; 0 or -errno. */
 int laked_load_sample(struct laked *d, struct lake_driver *drv, u32 period_ms,
@@ -79,6 +121,7 @@ struct laked_sandbox_cfg {
 	int nl_fd;		/* the registered netlink socket */
 	int syslog_fd;		/* -1: logging to stderr */
 	int notify_fd;		/* systemd's NOTIFY_SOCKET, connected; <= 2: none */
+	int ring_cq_fd;		/* the kernel's eventfd laked writes; <= 2: no ring */
 	bool allow_no_landlock;	/* run on without Landlock (--allow-no-landlock) */
 	int test_landlock_errno;	/* tests: Landlock fails with this errno */
 };

@@ -6,7 +6,7 @@
 LAKED_CORE_SRCS = laked/dispatch.c laked/handles.c laked/allocs.c laked/staging.c \
 	laked/calls_device.c laked/calls_module.c laked/calls_mem.c laked/calls_stream.c \
 	laked/log.c lakelib/wire.c lakelib/wire_api.c $(LAKED_DRIVER_SRCS)
-LAKED_SRCS = laked/main.c laked/netlink.c laked/workers.c laked/shm.c laked/sandbox.c laked/load.c laked/service.c \
+LAKED_SRCS = laked/main.c laked/netlink.c laked/ring.c common/ring.c laked/workers.c laked/shm.c laked/sandbox.c laked/load.c laked/service.c \
 	$(LAKED_CORE_SRCS)
 
 UNIT_TESTS += dispatch
@@ -19,7 +19,7 @@ UNIT_LIBS_laked_bounds := -ldl -lpthread
 
 # Linked dynamically: the initramfs carries its shared libraries.
 GUEST_BINS += $(BUILD)/guest/laked
-$(BUILD)/guest/laked: $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h)
+$(BUILD)/guest/laked: $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(NL_CFLAGS) $(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
 

@@ -90,6 +90,13 @@ struct laked_pool_stats {
 int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_reply_sink *sink);
 /* Returns the first error of the sink for answers sent from here (malformed records). */
 int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len);
+/*
+ * What an idle worker runs, no lock held, before it sleeps: @fn may submit
+ * to the pool, and returns when *@pending (this worker got a job) turns
+ * true or it has nothing more to do.
+ */
+typedef void (*laked_pool_idle_fn)(void *arg, const bool *pending);
+void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn fn, void *arg);
 void laked_pool_stats(struct laked_pool *p, struct laked_pool_stats *st);
 /* Records still queued are dropped; a running one finishes first. */
 void laked_pool_destroy(struct laked_pool *p);

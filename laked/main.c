@@ -35,12 +35,17 @@
 
 #define LOAD_PERIOD_MS_DEFAULT	10
 #define LOAD_PERIOD_MS_MAX	60000
+#define RING_SPIN_US_DEFAULT	200
+#define RING_SPIN_US_MAX	1000
 
 struct options {
 	const char *device;
 	const char *module_dir;
 	const char *user;
 	u32 load_period_ms;
+	u32 ring_spin_us;
+	bool ring;
+	int test_ring_forge;
 	int test_rcvbuf;
 	unsigned int test_copy_ms;
 	const char *test_leave_first;
@@ -64,6 +69,9 @@ enum {
 	OPT_TEST_COPY_MS,
 	OPT_TEST_LEAVE_FIRST,
 	OPT_CONFIG,
+	OPT_TRANSPORT,
+	OPT_RING_SPIN_US,
+	OPT_TEST_RING_FORGE,
 };
 
 static const struct option longopts[] = {
@@ -82,6 +90,9 @@ static const struct option longopts[] = {
 	{ "test-copy-ms", required_argument, NULL, OPT_TEST_COPY_MS },
 	{ "test-leave-first", required_argument, NULL, OPT_TEST_LEAVE_FIRST },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
+	{ "ring-spin-us", required_argument, NULL, OPT_RING_SPIN_US },
+	{ "test-ring-forge", required_argument, NULL, OPT_TEST_RING_FORGE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -96,6 +107,11 @@ static const char usage[] =
 	"  --module-dir DIR         where cuModuleLoad paths resolve (" LAKED_MODULE_DIR ")\n"
 	"  --user NAME              the user laked becomes after setup (" LAKED_USER ")\n"
 	"  --load-period-ms N       load report period, 1..60000 (default 10)\n"
+	"  --transport=ring|genl    carry calls over the shared-memory command ring\n"
+	"                           (the default) or Generic Netlink messages\n"
+	"  --ring-spin-us N         how long the ring's consumer spins for the next\n"
+	"                           call before it sleeps, 0..1000 (default 200; never\n"
+	"                           on one CPU)\n"
 	"  --syslog                 log to syslog instead of stderr\n"
 	"  --foreground             stay in the foreground (the default)\n"
 	"  --no-sandbox             no seccomp filter: debugging only\n"
@@ -108,6 +124,9 @@ static const char usage[] =
 	"  --test-rcvbuf BYTES      a tiny netlink receive buffer, 1..65536 (tests)\n"
 	"  --test-copy-ms MS        host device: each cuMemcpyDtoH lands again MS ms\n"
 	"                           later, 1..10000, as a slow DMA would (tests)\n"
+	"  --test-ring-forge tail|len|record\n"
+	"                           replace the first reply over the ring with an\n"
+	"                           impossible tail, slot length or record (tests)\n"
 	"  --test-leave-first socket|unregister\n"
 	"                           on SIGTERM, close the socket or unregister before\n"
 	"                           the workers stop and the region is unmapped (tests)\n"
@@ -129,6 +148,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.module_dir = LAKED_MODULE_DIR,
 		.user = LAKED_USER,
 		.load_period_ms = LOAD_PERIOD_MS_DEFAULT,
+		.ring_spin_us = RING_SPIN_US_DEFAULT,
+		.ring = true,
 		.sandbox = true,
 	};
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -156,6 +177,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 				goto bad;
 			}
 			o->load_period_ms = (u32)n;
+			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "ring") && strcmp(optarg, "genl")) {
+				fprintf(stderr, "laked: --transport=%s: not ring or genl\n", optarg);
+				goto bad;
+			}
+			o->ring = !strcmp(optarg, "ring");
+			break;
+		case OPT_RING_SPIN_US:
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || n > RING_SPIN_US_MAX) {
+				fprintf(stderr, "laked: --ring-spin-us=%s: not in 0..%d\n", optarg,
+					RING_SPIN_US_MAX);
+				goto bad;
+			}
+			o->ring_spin_us = (u32)n;
 			break;
 		case OPT_SYSLOG:
 			o->syslog = true;
@@ -191,6 +229,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (errno || *end || !n || n > 10000)
 				goto bad;
 			o->test_copy_ms = (unsigned int)n;
+			break;
+		case OPT_TEST_RING_FORGE:
+			if (!strcmp(optarg, "tail"))
+				o->test_ring_forge = LAKED_RING_FORGE_TAIL;
+			else if (!strcmp(optarg, "len"))
+				o->test_ring_forge = LAKED_RING_FORGE_LEN;
+			else if (!strcmp(optarg, "record"))
+				o->test_ring_forge = LAKED_RING_FORGE_RECORD;
+			else
+				goto bad;
 			break;
 		case OPT_TEST_LEAVE_FIRST:
 			if (strcmp(optarg, "socket") && strcmp(optarg, "unregister"))
@@ -344,21 +392,31 @@ static void report_load(struct laked *d, struct lake_driver *drv, struct laked_n
  * so the kernel fails what is still in flight.
  */
 static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, int sigfd,
-		 u32 period_ms)
+		 u32 period_ms, struct laked_ring *ring)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = sigfd, .events = POLLIN },
 		{ .fd = laked_nl_fd(nl), .events = POLLIN },
+		{ .fd = ring ? laked_ring_poll_fd(ring) : -1, .events = POLLIN },
 	};
 	u64 last = now_ms(), next = last + period_ms, now;
 	struct signalfd_siginfo si;
+	int more = 0;
 
 	for (;;) {
+		if (ring) {
+			more = laked_ring_serve(ring);
+			if (more < 0)
+				return 1;
+		}
 		now = now_ms();
-		if (poll(pfd, 2, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, more || next <= now ? 0 : (int)(next - now)) < 0 &&
+		    errno != EINTR) {
 			laked_log(LOG_ERR, "poll: %s", strerrorname_np(errno));
 			return 1;
 		}
+		if (ring)
+			laked_ring_awake(ring);
 		if (pfd[0].revents) {
 			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 				si.ssi_signo = SIGTERM;
@@ -375,6 +433,39 @@ static int serve(struct laked *d, struct lake_driver *drv, struct laked_nl *nl, 
 			next = now + period_ms;
 		}
 	}
+}
+
+static void log_ring(struct laked_ring *ring)
+{
+	struct laked_ring_stats st;
+
+	if (!ring)
+		return;
+	laked_ring_stats(ring, &st);
+	laked_log(LOG_INFO, "ring: %llu calls taken (%llu wakeups, %llu spins), %llu replies put (%llu kicks, %llu full)",
+		  (unsigned long long)st.takes, (unsigned long long)st.wakeups,
+		  (unsigned long long)st.spins, (unsigned long long)st.puts,
+		  (unsigned long long)st.kicks, (unsigned long long)st.full);
+}
+
+/* The command ring, or genl when the kernel refuses it (logged either way). */
+static int setup_ring(struct laked_ring *ring, struct laked_nl *nl, const struct laked_shm *shm)
+{
+	int sq_fd, cq_fd, ret;
+	u64 off;
+
+	laked_ring_fds(ring, &sq_fd, &cq_fd);
+	ret = laked_nl_ring_setup(nl, sq_fd, cq_fd, &off);
+	if (!ret)
+		ret = laked_ring_map(ring, shm->map, shm->size, off);
+	if (ret) {
+		laked_log(LOG_WARNING, "ring: not set up (%s); calls stay on Generic Netlink",
+			  strerrorname_np(-ret));
+		return ret;
+	}
+	laked_log(LOG_INFO, "calls over the command ring at region offset %llu",
+		  (unsigned long long)off);
+	return 0;
 }
 
 /* The VM test of the sandbox: this must kill laked with SIGSYS. */
@@ -448,6 +539,7 @@ int main(int argc, char **argv)
 	struct lake_driver *drv;
 	char *module_dir = NULL;
 	struct laked_pool *pool = NULL;
+	struct laked_ring *ring = NULL;
 	struct laked_nl *nl;
 	struct options o;
 	struct laked *d;
@@ -506,8 +598,20 @@ int main(int argc, char **argv)
 	}
 	laked_log(LOG_INFO, "registered as \"%s\"; modules from %s", device, cfg.module_dir);
 
+	/* The ring's eventfds now: the sandbox allows writing the kernel's only. */
+	if (o.ring && shm.map) {
+		ret = laked_ring_open(&ring, o.ring_spin_us);
+		if (ret)
+			laked_log(LOG_WARNING, "ring: eventfds: %s; calls stay on Generic Netlink",
+				  strerrorname_np(-ret));
+	} else if (o.ring) {
+		laked_log(LOG_WARNING, "ring: no shared region; calls stay on Generic Netlink");
+	}
 	if (o.sandbox) {
 		sb.mode = o.sandbox_log ? LAKED_SANDBOX_LOG : LAKED_SANDBOX_KILL;
+		sb.ring_cq_fd = -1;
+		if (ring)
+			laked_ring_fds(ring, &ret, &sb.ring_cq_fd);
 		sb.module_dir_fd = laked_module_dir_fd(d);
 		sb.nl_fd = laked_nl_fd(nl);
 		sb.syslog_fd = laked_log_syslog_fd();
@@ -532,15 +636,23 @@ int main(int argc, char **argv)
 		forbidden_syscall();
 		goto err_unregister;
 	}
-	ret = laked_pool_create(&pool, d, laked_nl_sink(nl));
+	if (ring && setup_ring(ring, nl, &shm)) {
+		laked_ring_close(ring);
+		ring = NULL;
+	}
+	if (ring && o.test_ring_forge)
+		laked_ring_test_forge(ring, o.test_ring_forge);
+	ret = laked_pool_create(&pool, d, ring ? laked_ring_sink(ring) : laked_nl_sink(nl));
 	if (ret) {
 		laked_log(LOG_ERR, "worker pool: %s", strerrorname_np(-ret));
 		goto err_unregister;
 	}
+	if (ring)
+		laked_ring_serve_pool(ring, pool);
 	laked_nl_serve(nl, pool);
 	if (laked_notify(notify_fd, "READY=1"))
 		laked_log(LOG_WARNING, "NOTIFY_SOCKET: READY=1 not sent");
-	rc = serve(d, drv, nl, sigfd, o.load_period_ms);
+	rc = serve(d, drv, nl, sigfd, o.load_period_ms, ring);
 	laked_notify(notify_fd, "STOPPING=1");
 	/* The wrong order, for the kernel to catch: it stops laked first. */
 	if (o.test_leave_first && !strcmp(o.test_leave_first, "socket")) {
@@ -551,6 +663,8 @@ int main(int argc, char **argv)
 
 err_unregister:
 	laked_pool_destroy(pool);
+	log_ring(ring);
+	laked_ring_close(ring);
 	laked_fini(d);
 	d = NULL;
 	laked_shm_close(&shm);

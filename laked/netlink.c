@@ -63,12 +63,16 @@ struct laked_nl {
 	bool waiting;
 	int wait_err;
 	int lost;	/* -EPERM or -ENOENT: the kernel no longer takes laked */
+	bool ring_answered;	/* RING_SETUP's answer came: its offset */
+	u64 ring_off;
 	u8 rx[LAKE_GENL_RECORDS_MAX] __attribute__((aligned(8)));
 };
 
 static struct nla_policy policy[LAKE_A_MAX + 1] = {
 	[LAKE_A_RECORDS] = { .type = NLA_UNSPEC, .minlen = 1, .maxlen = LAKE_GENL_RECORDS_MAX },
 	[LAKE_A_VALUE] = { .type = NLA_U64 },
+	[LAKE_A_RING] = { .type = NLA_UNSPEC, .minlen = sizeof(struct lake_genl_ring),
+			  .maxlen = sizeof(struct lake_genl_ring) },
 };
 
 static int send_cmd(struct laked_nl *nl, u8 cmd, int attr, const void *data, u32 len,
@@ -199,6 +203,12 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		break;
 	case LAKE_CMD_PING:
 		echo_ping(nl, attrs[LAKE_A_VALUE]);
+		break;
+	case LAKE_CMD_RING_SETUP:
+		if (nl->waiting && nlh->nlmsg_seq == nl->wait_seq && attrs[LAKE_A_VALUE]) {
+			nl->ring_off = nla_get_u64(attrs[LAKE_A_VALUE]);
+			nl->ring_answered = true;
+		}
 		break;
 	default:
 		laked_log(LOG_WARNING, "command %u from the kernel ignored", gh->cmd);
@@ -360,15 +370,15 @@ static long elapsed_ms(const struct timespec *since)
 	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
 }
 
-int laked_nl_register(struct laked_nl *nl, const char *device)
+/* Send @cmd with one attribute and wait for its ack: 0 or the kernel's -errno. */
+static int request(struct laked_nl *nl, u8 cmd, int attr, const void *data, u32 len)
 {
 	struct pollfd pfd = { .fd = nl_socket_get_fd(nl->sk), .events = POLLIN };
 	struct timespec start;
 	long left;
 	int ret;
 
-	ret = send_cmd(nl, LAKE_CMD_REGISTER, LAKE_A_DEVICE, device, (u32)strlen(device) + 1,
-		       NLM_F_ACK, &nl->wait_seq);
+	ret = send_cmd(nl, cmd, attr, data, len, NLM_F_ACK, &nl->wait_seq);
 	if (ret)
 		return ret;
 	nl->waiting = true;
@@ -385,6 +395,24 @@ int laked_nl_register(struct laked_nl *nl, const char *device)
 			return ret;
 	}
 	return nl->wait_err;
+}
+
+int laked_nl_register(struct laked_nl *nl, const char *device)
+{
+	return request(nl, LAKE_CMD_REGISTER, LAKE_A_DEVICE, device, (u32)strlen(device) + 1);
+}
+
+int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, u64 *off)
+{
+	struct lake_genl_ring req = { .sq_fd = sq_fd, .cq_fd = cq_fd };
+	int ret;
+
+	nl->ring_answered = false;
+	ret = request(nl, LAKE_CMD_RING_SETUP, LAKE_A_RING, &req, sizeof(req));
+	if (!ret && !nl->ring_answered)
+		ret = -EPROTO;	/* acked without its offset */
+	*off = nl->ring_off;
+	return ret;
 }
 
 int laked_nl_fd(const struct laked_nl *nl)

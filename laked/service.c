@@ -38,6 +38,8 @@ static const struct {
 	{ "syslog", true },
 	{ "verbose", true },
 	{ "allow-no-landlock", true },
+	{ "transport", false },
+	{ "ring-spin-us", false },
 };
 
 static char *trim(char *s)

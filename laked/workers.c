@@ -40,6 +40,8 @@
  * queues, contexts, workers and stop flag), as worker_for() binds a
  * context; never p->lock then d->lock. A worker runs its records with
  * neither held, so a call that takes d->lock never waits behind the pool;
+ * an idle worker runs the pool's idle function (the command ring's spin,
+ * laked/ring.c) with neither held, before it sleeps;
  * functions that need a lock held assert it (lockcheck.h).
  */
 #define _GNU_SOURCE
@@ -73,6 +75,7 @@ struct laked_worker {
 	pthread_cond_t wake;		/* a job queued, or stop */
 	struct laked_job *head, **tail;
 	u32 queued;			/* jobs, refusals included */
+	bool pending;			/* atomic hint for an idle spin: a job came */
 	unsigned int contexts;		/* bound to it */
 	struct laked_exec x;
 };
@@ -82,6 +85,8 @@ struct laked_pool {
 	struct laked_reply_sink *sink;
 	pthread_mutex_t lock;		/* queues, quotas, contexts, workers[], stop */
 	bool stop;
+	laked_pool_idle_fn idle;	/* what an idle worker does before it sleeps */
+	void *idle_arg;
 	u32 queued_bytes;		/* of every queue */
 	struct laked_quota *quotas[LAKED_QUOTA_BUCKETS];
 	unsigned int nworkers;
@@ -199,6 +204,11 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
+		if (!w->head && !p->stop && p->idle) {
+			pthread_mutex_unlock(&p->lock);
+			p->idle(p->idle_arg, &w->pending);
+			pthread_mutex_lock(&p->lock);
+		}
 		while (!w->head && !p->stop)
 			pthread_cond_wait(&w->wake, &p->lock);
 		if (p->stop)
@@ -207,6 +217,7 @@ static void *worker_main(void *arg)
 		w->head = NULL;
 		w->tail = &w->head;
 		w->queued = 0;
+		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
 		unaccount(p, jobs);
 		pthread_mutex_unlock(&p->lock);
 		run_jobs(w, jobs);
@@ -296,6 +307,7 @@ static void enqueue(struct laked_worker *w, struct laked_quota *q, struct laked_
 	*w->tail = j;
 	w->tail = &j->next;
 	w->queued++;
+	__atomic_store_n(&w->pending, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&w->wake);
 }
 
@@ -373,6 +385,14 @@ int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_rep
 	pthread_mutex_unlock(&p->lock);
 	*out = p;
 	return 0;
+}
+
+void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn fn, void *arg)
+{
+	pthread_mutex_lock(&p->lock);
+	p->idle = fn;
+	p->idle_arg = arg;
+	pthread_mutex_unlock(&p->lock);
 }
 
 int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len)

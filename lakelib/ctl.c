@@ -71,6 +71,8 @@ static int fill_status(struct sk_buff *msg)
 	lake_shm_get_stats(&shm);
 	if (nla_put_u32(msg, LAKE_A_PORTID, portid) ||
 	    nla_put_u32(msg, LAKE_A_TIMEOUT_MS, READ_ONCE(lake_timeout_ms)) ||
+	    nla_put_u32(msg, LAKE_A_TRANSPORT, lake_ring_live() ? LAKE_GENL_TRANSPORT_RING :
+							      LAKE_GENL_TRANSPORT_GENL) ||
 	    nla_put_u64_64bit(msg, LAKE_A_IN_FLIGHT, atomic64_read(&lake_stats.in_flight),
 			      LAKE_A_PAD))
 		return -EMSGSIZE;

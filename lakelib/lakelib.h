@@ -137,6 +137,17 @@ int lake_ctl_registry_dump(struct sk_buff *skb, struct netlink_callback *cb);
 bool lake_nl_daemon_info(u32 *portid, u32 *pid, char *device, size_t size);
 const struct genl_family *lake_nl_family(void);
 
+/* ring.c: the command ring (uapi/lake/ring.h); queue_lock held where noted. */
+bool lake_ring_live(void);
+int lake_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off);	/* queue_lock */
+void lake_ring_stop(void);					/* queue_lock */
+int lake_ring_send(u64 gen, const void *blob, u32 len, unsigned long deadline); /* queue_lock */
+void lake_ring_spin(struct completion *done);
+void lake_ring_exit(void);
+/* rpc.c: lake_ring_start() under queue_lock, for daemon @gen. */
+int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off);
+void lake_rpc_ring_stop(void);
+
 /* stats.c */
 struct lake_stats {
 	atomic64_t calls[LAKE_API_COUNT];
@@ -168,6 +179,14 @@ struct lake_stats {
 	atomic64_t alloc_faults;	/* allocations failed on purpose */
 	atomic64_t unregistered_mapped;	/* a laked unregistered while it mapped the region */
 	atomic64_t send_retries;	/* sends retried: laked's receive buffer was full */
+	atomic64_t ring_submissions;	/* CALL blobs put in the submission ring */
+	atomic64_t ring_completions;	/* REPLY blobs taken from the completion ring */
+	atomic64_t ring_kicks;		/* eventfd signals to a sleeping laked */
+	atomic64_t ring_wakeups;	/* laked's eventfd writes: the kernel's consumer slept */
+	atomic64_t ring_spins;		/* callers that spun for their reply */
+	atomic64_t ring_spin_hits;	/* ... and got it while spinning */
+	atomic64_t ring_full;		/* sends that waited for a submission slot */
+	atomic64_t ring_violations;	/* impossible indices, lengths or records from laked */
 };
 extern struct lake_stats lake_stats;
 /* The named counters, in one table for debugfs and lakectl alike. */

@@ -68,6 +68,7 @@ err_rpc:
 static void __exit lakelib_exit(void)
 {
 	lake_nl_exit();
+	lake_ring_exit();
 	lake_features_exit();
 	lake_fallback_exit();
 	lake_stats_exit();

@@ -544,6 +544,12 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 			ret = -EIO;	/* injected (debugfs lakelib_fail_sends) */
 			break;
 		}
+		/* The ring, when this daemon set one up; else a message. */
+		ret = lake_ring_send(g, blob, len, deadline);
+		if (ret != -EAGAIN) {
+			sock_put(sk);
+			break;
+		}
 		msg = lake_alloc_fault() ? NULL : genlmsg_new(nla_total_size(len), GFP_KERNEL);
 		if (!msg) {
 			sock_put(sk);
@@ -580,6 +586,58 @@ int lake_nl_send_call(const void *blob, u32 len, unsigned long deadline, u64 *ge
 	return ret;
 }
 
+/*
+ * laked asks for the command ring (ring.c). The answer carries its offset;
+ * until laked reads it, laked's genl socket holds every call sent before
+ * (rpc.c switches carriers under queue_lock), so laked serves them first.
+ */
+static int lake_nl_ring_setup(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lake_genl_ring req;
+	struct sk_buff *msg;
+	void *hdr;
+	u64 off;
+	int ret;
+
+	if (!from_daemon(skb, info, "ring setup"))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, LAKE_A_RING))
+		return -EINVAL;
+	memcpy(&req, nla_data(info->attrs[LAKE_A_RING]), sizeof(req));
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lake_family, 0, LAKE_CMD_RING_SETUP);
+	ret = -EMSGSIZE;
+	if (!hdr)
+		goto err;
+	ret = lake_rpc_ring_start(lake_nl_gen(), req.sq_fd, req.cq_fd, &off);
+	if (ret) {
+		pr_warn("ring setup refused: %d; calls stay on Generic Netlink\n", ret);
+		GENL_SET_ERR_MSG(info, "no ring: bad eventfds, no region memory, or a ring exists");
+		goto err;
+	}
+	if (nla_put_u64_64bit(msg, LAKE_A_VALUE, off, LAKE_A_PAD)) {
+		ret = -EMSGSIZE;
+		goto err_stop;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+	if (ret) {
+		/* Calls put meanwhile go unanswered: they time out and fence laked. */
+		pr_warn("ring setup: answer not delivered (%d); no ring\n", ret);
+		lake_rpc_ring_stop();
+		return ret;
+	}
+	pr_info("command ring at region offset %llu; calls go over it\n", off);
+	return 0;
+err_stop:
+	lake_rpc_ring_stop();
+err:
+	nlmsg_free(msg);
+	return ret;
+}
+
 /* POLICY_SET's attributes; the rest of lake_policy_attr is kernel -> user. */
 static const struct nla_policy lake_policy_set_policy[LAKE_POLICY_A_MAX + 1] = {
 	[LAKE_POLICY_A_NAME] = { .type = NLA_NUL_STRING, .len = LAKE_GENL_NAME_MAX - 1 },
@@ -605,6 +663,10 @@ static const struct nla_policy lake_load_policy[LAKE_A_LOAD + 1] = {
 	[LAKE_A_LOAD] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)),
 };
 
+static const struct nla_policy lake_ring_policy[LAKE_A_RING + 1] = {
+	[LAKE_A_RING] = NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_ring)),
+};
+
 static const struct nla_policy lake_ping_policy[LAKE_A_VALUE + 1] = {
 	[LAKE_A_VALUE] = { .type = NLA_U64 },
 };
@@ -614,8 +676,8 @@ static const struct nla_policy lake_policy_set_req_policy[LAKE_A_POLICY + 1] = {
 };
 
 /*
- * Only REGISTER and POLICY_SET need CAP_NET_ADMIN. UNREGISTER, REPLY and
- * LOAD need none: only the registered socket may send them (from_daemon),
+ * Only REGISTER and POLICY_SET need CAP_NET_ADMIN. UNREGISTER, REPLY,
+ * LOAD and RING_SETUP need none: only the registered socket may send them (from_daemon),
  * and laked has dropped every capability by then.
  */
 static const struct genl_ops lake_ops[] = {
@@ -626,6 +688,8 @@ static const struct genl_ops lake_ops[] = {
 	  .policy = lake_reply_policy, .maxattr = ARRAY_SIZE(lake_reply_policy) - 1 },
 	{ .cmd = LAKE_CMD_LOAD, .doit = lake_nl_load_report,
 	  .policy = lake_load_policy, .maxattr = ARRAY_SIZE(lake_load_policy) - 1 },
+	{ .cmd = LAKE_CMD_RING_SETUP, .doit = lake_nl_ring_setup,
+	  .policy = lake_ring_policy, .maxattr = ARRAY_SIZE(lake_ring_policy) - 1 },
 	{ .cmd = LAKE_CMD_PING, .doit = lake_nl_ping,
 	  .policy = lake_ping_policy, .maxattr = ARRAY_SIZE(lake_ping_policy) - 1 },
 	/* lakectl (ctl.c) */

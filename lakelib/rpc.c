@@ -398,6 +398,7 @@ void lake_rpc_daemon_gone(void)
 	unsigned int bkt;
 
 	mutex_lock(&queue_lock);
+	lake_ring_stop();
 	spin_lock(&inflight_lock);
 	hash_for_each_safe(inflight, bkt, tmp, call, node) {
 		call->result = LAKE_ERR_DAEMON_LOST;
@@ -410,6 +411,28 @@ void lake_rpc_daemon_gone(void)
 	latch_clear();
 	spin_unlock(&inflight_lock);
 	queue.len = 0;
+	queue_unlock();
+}
+
+int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
+{
+	int ret = queue_lock_until(jiffies + msecs_to_jiffies(lake_timeout_ms));
+
+	if (ret)
+		return ret;
+	/* Flushed as messages first: what was queued before goes before what follows. */
+	ret = flush_locked(jiffies + msecs_to_jiffies(lake_timeout_ms), &gen);
+	if (!ret)
+		ret = gen && lake_nl_gen() == gen ? lake_ring_start(gen, sq_fd, cq_fd, off) :
+		      -ENOTCONN;
+	queue_unlock();
+	return ret;
+}
+
+void lake_rpc_ring_stop(void)
+{
+	mutex_lock(&queue_lock);
+	lake_ring_stop();
 	queue_unlock();
 }
 
@@ -582,6 +605,7 @@ CUresult lake_rpc_wait(struct lake_call *call)
 	if (ret == LAKE_ERR_NO_DAEMON && !call->gen)
 		return ret;
 	if (sent) {
+		lake_ring_spin(&call->done);
 		rc = wait_for_completion_killable_timeout(&call->done,
 							  lake_jiffies_left(call->deadline));
 		answered = rc > 0;

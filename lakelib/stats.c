@@ -49,6 +49,11 @@ static u64 func_layouts(void)
 	return lake_funcs_count();
 }
 
+static u64 ring_live(void)
+{
+	return lake_ring_live();
+}
+
 #define STAT(name) { #name, &lake_stats.name, NULL }
 const struct lake_stat_desc lake_stat_list[] = {
 	{ "ctx_threads", NULL, ctx_threads }, { "func_layouts", NULL, func_layouts },
@@ -60,6 +65,9 @@ const struct lake_stat_desc lake_stat_list[] = {
 	STAT(stage_chunks_in_use), STAT(stage_bytes), STAT(stage_waits), STAT(stage_pool_failures),
 	STAT(window_waits), STAT(async_barriers), STAT(async_pending),
 	STAT(alloc_faults), STAT(unregistered_mapped), STAT(send_retries),
+	{ "ring_live", NULL, ring_live },
+	STAT(ring_submissions), STAT(ring_completions), STAT(ring_kicks), STAT(ring_wakeups),
+	STAT(ring_spins), STAT(ring_spin_hits), STAT(ring_full), STAT(ring_violations),
 };
 const size_t lake_stat_count = ARRAY_SIZE(lake_stat_list);
 

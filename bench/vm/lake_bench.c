@@ -22,11 +22,13 @@
  *                 entries; then the null call's p50 and p99 (run.sh runs it
  *                 alone and during a flood of unprivileged stats requests,
  *                 whose count walks that table under the lock every call takes)
+ *   transport     cmd_transport(): the ring against genl
  *   staged        1 MiB and 64 MiB HtoD + DtoH from kvmalloc'd memory,
  *                 staged through lakelib's bounce pool, vs the same from a
  *                 lakeshm buffer (zero copy), rounds interleaved
  */
 #include <linux/kthread.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/sort.h>
@@ -341,6 +343,92 @@ static void cmd_run(void)
 	cuCtxDestroy(ctx);
 }
 
+/*
+ * The transport, in one loop each, against bare genl round trips taken
+ * between them: null calls back to back (both sides awake), the same
+ * with a pause before each (both sides asleep: past every spin), and 16
+ * async launches + a sync against one null call. run.sh runs it with
+ * laked on each transport, on 1 and 2 CPUs; it prints what it measured,
+ * run.sh the ratios.
+ */
+static u64 t_c[ROUNDS];
+
+static void transport_row(const char *what, u64 *v, int n)
+{
+	u64 p50 = median(v, n);
+
+	ctl_say("bench: transport %s: p50 %llu ns, p99 %llu ns\n", what, p50, p99(v, n));
+}
+
+static void cmd_transport(void)
+{
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr d;
+	CUstream s;
+	void *params[4];
+	int i, k, n = 1;
+	u64 t0, rtt;
+
+	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
+	    lake_module_get_function(&fn, mod, &lake_sig_vadd) || cuMemAlloc(&d, 4096) ||
+	    cuStreamCreate(&s, 0)) {
+		ctl_say("bench: transport: setup failed (is laked running?)\n");
+		return;
+	}
+	params[0] = &d;
+	params[1] = &d;
+	params[2] = &d;
+	params[3] = &n;
+	for (i = 0; i < ROUNDS; i++) {
+		t0 = ktime_get_ns();
+		if (cuCtxSynchronize())
+			goto fail;
+		t_a[i] = ktime_get_ns() - t0;
+	}
+	for (i = 0; i < ROUNDS; i++) {
+		if (lake_ping(&rtt))
+			goto fail;
+		t_b[i] = rtt;
+	}
+	for (i = 0; i < ROUNDS / 4; i++) {
+		usleep_range(2000, 2500);
+		t0 = ktime_get_ns();
+		if (cuCtxSynchronize())
+			goto fail;
+		t_c[i] = ktime_get_ns() - t0;
+	}
+	transport_row("null_awake", t_a, ROUNDS);
+	transport_row("genl_awake", t_b, ROUNDS);
+	transport_row("null_asleep", t_c, ROUNDS / 4);
+	for (i = 0; i < ROUNDS / 4; i++) {
+		usleep_range(2000, 2500);
+		if (lake_ping(&rtt))
+			goto fail;
+		t_c[i] = rtt;
+	}
+	transport_row("genl_asleep", t_c, ROUNDS / 4);
+	for (i = 0; i < ROUNDS / 4; i++) {
+		t0 = ktime_get_ns();
+		for (k = 0; k < 16; k++)
+			if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL))
+				goto fail;
+		if (cuStreamSynchronize(s))
+			goto fail;
+		t_c[i] = ktime_get_ns() - t0;
+	}
+	transport_row("async16", t_c, ROUNDS / 4);
+	goto out;
+fail:
+	ctl_say("bench: transport: a call failed\n");
+out:
+	cuStreamDestroy(s);
+	cuMemFree(d);
+	cuModuleUnload(mod);
+	cuCtxDestroy(ctx);
+}
+
 static struct {
 	CUcontext ctx;
 	struct completion stop, gone;
@@ -420,6 +508,8 @@ static void ctl_command(char *cmd)
 		cmd_nullcalls();
 	else if (!strcmp(cmd, "holders_end"))
 		cmd_holders_end();
+	else if (!strcmp(cmd, "transport"))
+		cmd_transport();
 	else
 		ctl_say("unknown command\n");
 }

@@ -4,14 +4,71 @@ stats=/sys/kernel/debug/lake/lakelib_stats
 stat_of() { grep "^$1 " $stats | cut -d' ' -f2; }
 
 insmod $M/lakeshm.ko size_mib=96 && insmod $M/lakelib.ko && insmod $M/lake_bench.ko || exit 1
-laked --device=host > /tmp/laked.log 2>&1 &
-for i in $(seq 50); do [ "$(stat_of daemon_portid)" != 0 ] && break; sleep 0.1; done
+cpus=$(nproc)
+
+# The transport (lake_bench.c, cmd_transport): laked on genl, then on the
+# ring, each against bare genl round trips in the same loop.
+laked_up() {
+	laked --device=host "$@" > /tmp/laked.log 2>&1 &
+	laked_pid=$!
+	for i in $(seq 50); do [ "$(stat_of daemon_portid)" != 0 ] && break; sleep 0.1; done
+}
+laked_down() {
+	kill $laked_pid && wait $laked_pid
+	for i in $(seq 50); do [ "$(stat_of daemon_portid)" = 0 ] && break; sleep 0.1; done
+}
+# field_of TRANSPORT WHAT p50|p99: a figure of the last transport run
+field_of() { sed -n "s/^bench: transport $2: p50 \([0-9]*\) ns, p99 \([0-9]*\) ns$/\1 \2/p" /tmp/tr.$1 |
+	{ read p50 p99; [ "$3" = p50 ] && echo "$p50" || echo "$p99"; }; }
+# ratio NAME A B TARGET_X100: one row, as lake_bench.c prints them
+ratio() {
+	[ -n "$2" ] && [ -n "$3" ] && [ "$3" -gt 0 ] || { echo "bench: $1: no figure"; return; }
+	r=$(($2 * 100 / $3))
+	[ $r -le $4 ] && v=met || v=MISSED
+	printf 'bench: %-44s %10s ns vs %10s  ratio %d.%02d  target <=%d.%02d  %s\n' "$1" "$2" "$3" \
+		$((r / 100)) $((r % 100)) $(($4 / 100)) $(($4 % 100)) $v
+}
+b=/sys/kernel/debug/lake/bench
+for t in genl ring; do
+	laked_up --transport=$t
+	lakectl status | grep '^transport' | sed "s/^/bench: $cpus cpu, laked --transport=$t: /"
+	echo transport > $b && cat $b > /tmp/tr.$t
+	sed "s/^bench: transport /bench: $cpus cpu, $t transport, /" /tmp/tr.$t
+	echo "bench: $t: lakelib's counts: $(grep '^ring_' $stats | tr '\n' ' ')"
+	laked_down
+	grep 'ring: ' /tmp/laked.log | tail -n 1 | sed "s/^/bench: $t: /"
+done
+g_awake=$(field_of ring genl_awake p50)
+g_awake99=$(field_of ring genl_awake p99)
+if [ "$cpus" -gt 1 ]; then
+	awake=5 awake99=5
+else
+	awake=100 awake99=100
+fi
+ratio "$cpus cpu: ring null call back to back p50 vs genl" "$(field_of ring null_awake p50)" "$g_awake" $awake
+ratio "$cpus cpu: ring null call back to back p99 vs genl" "$(field_of ring null_awake p99)" "$g_awake99" $awake99
+ratio "$cpus cpu: ring null call, both asleep vs genl" "$(field_of ring null_asleep p50)" \
+	"$(field_of ring genl_asleep p50)" 70
+ratio "$cpus cpu: ring 16 async + sync vs one null call" "$(field_of ring async16 p50)" \
+	"$(field_of ring null_awake p50)" 150
+ratio "$cpus cpu: genl null call back to back vs genl" "$(field_of genl null_awake p50)" \
+	"$(field_of genl genl_awake p50)" 130
+ratio "$cpus cpu: ring null call vs genl transport's" "$(field_of ring null_awake p50)" \
+	"$(field_of genl null_awake p50)" 100
+# The 2-CPU boot measures the transport only.
+[ "$cpus" -gt 1 ] && exit 0
+
+laked_up
 inline0=$(stat_of bytes_inline)
 shm0=$(stat_of bytes_shm)
 echo run > /sys/kernel/debug/lake/bench
 cat /sys/kernel/debug/lake/bench
 # laked copies with the C library's memcpy in user space: compare with that too.
+# memcpy_bench writes the region from its start, where laked's command ring
+# lives while laked is registered: laked is down meanwhile.
 lake_ns=$(sed -n 's/^bench: copy_lake_ns //p' /sys/kernel/debug/lake/bench)
+shifted_ns=$(sed -n 's/^bench: copy_shifted_ns //p' /sys/kernel/debug/lake/bench)
+laked_down
 user_ns=$(memcpy_bench 1048576 20)
 echo "bench: user memcpy 1 MiB there and back: heap<->heap $user_ns ns, lakeshm<->heap $(memcpy_bench 1048576 20 shm) ns"
 set -- $(devcopy)
@@ -24,7 +81,6 @@ fi
 # TCG checks (lake_bench.c, bench_copy): the same copies with only the device
 # address moved 64 KiB; plain memcpy between buffers equal modulo 2 MiB, and
 # after address-space switches, which make TCG flush its whole software TLB.
-shifted_ns=$(sed -n 's/^bench: copy_shifted_ns //p' /sys/kernel/debug/lake/bench)
 if [ -n "$shifted_ns" ] && [ "$shifted_ns" -gt 0 ]; then
 	r=$((user_ns * 100 / shifted_ns))
 	echo "bench: TCG check: the same, device address moved 64 KiB: $shifted_ns ns, ratio $((r / 100)).$(printf %02d $((r % 100))) vs user memcpy"
@@ -32,6 +88,7 @@ fi
 echo "bench: TCG check: user memcpy 1 MiB there and back, buffers equal modulo 2 MiB: $(memcpy_bench 1048576 20 congruent) ns"
 echo "bench: TCG check: user memcpy 1 MiB there and back, an address-space switch before each copy: $(memcpy_bench 1048576 20 switch) ns"
 echo "bench: bytes lake copied inline during the copy run: $(( $(stat_of bytes_inline) - inline0 )) (passed by offset: $(( $(stat_of bytes_shm) - shm0 )))"
+laked_up
 # Unprivileged stats requests against the calls: 2,000 threads hold a
 # context (lakelib's context table), the null call alone and while nobody
 # floods STATS_GET (each counts that table's threads).
@@ -50,15 +107,31 @@ echo holders_end > $b
 # NN, NN+1 and NN+2 (LAKE's GPU took over from batch 8 for NN, 4 for the
 # deeper two).
 . /lib/lake/linnos.sh
-if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
+# linnos_runs PREFIX: NN, NN+1 and NN+2 through the target's bench, each line prefixed.
+linnos_runs() {
 	b=/sys/kernel/debug/lake/linnos/lin/bench
 	for v in "NN nn 8" "NN+1 nn1 4" "NN+2 nn2 4"; do
 		set -- $v
 		if dmsetup message lin 0 model linnos/linnos_$2.lnw && echo run > $b; then
-			sed "s/^/bench: linnos $1 /; s/^\(bench: linnos $1 crossover .*\)/\1 (LAKE: $3)/" $b
+			sed "s/^/bench: $PREFIX $1 /; s/^\(bench: $PREFIX $1 crossover .*\)/\1 (LAKE: $3)/" $b
 		else
-			echo "bench: linnos $1 failed"
+			echo "bench: $PREFIX $1 failed"
 		fi
+	done
+}
+# gpu_ns_of PREFIX V N: the GPU side's time for a batch of N
+gpu_ns_of() { sed -n "s/^bench: $1 $2 batch $3 cpu_ns [0-9]* gpu_ns \([0-9]*\)$/\1/p" /tmp/linnos.out; }
+if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
+	# The ring (laked as started above), then genl: the same target, laked restarted.
+	PREFIX=linnos linnos_runs | tee /tmp/linnos.out
+	laked_down
+	laked_up --transport=genl
+	# The target's first batch on a new laked meets stale handles, and resets.
+	echo run > /sys/kernel/debug/lake/linnos/lin/bench 2> /dev/null
+	PREFIX="linnos over genl:" linnos_runs | tee -a /tmp/linnos.out
+	for v in NN NN+1 NN+2; do
+		ratio "linnos $v batch 8, GPU side: ring vs genl" "$(gpu_ns_of linnos $v 8)" \
+			"$(gpu_ns_of "linnos over genl:" $v 8)" 100
 	done
 else
 	echo "bench: linnos setup failed"

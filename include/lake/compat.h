@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <linux/mm.h>
+#include <linux/eventfd.h>
 
 /* vm_flags became read-only behind accessors in 6.3. */
 static inline void lake_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
@@ -25,5 +26,15 @@ static inline void lake_vm_flags_clear(struct vm_area_struct *vma, unsigned long
 #else
 #define LAKE_TRACE_ASSIGN_STR(dst, src)	__assign_str(dst, src)
 #endif
+
+/* eventfd_signal() lost its count argument in 6.8: it always adds 1. */
+static inline void lake_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
 
 #endif /* LAKE_COMPAT_H */

@@ -53,6 +53,12 @@ enum lake_genl_cmd {
 	LAKE_CMD_POLICY_SET,
 	/* any user -> kernel, dump: one LAKE_A_REGISTRY per feature registry */
 	LAKE_CMD_REGISTRY_GET,
+	/*
+	 * daemon -> kernel: LAKE_A_RING; the kernel answers with the ring's
+	 * offset in the region (LAKE_A_VALUE) and carries calls and replies
+	 * there from then on (uapi/lake/ring.h)
+	 */
+	LAKE_CMD_RING_SETUP,
 	__LAKE_CMD_MAX,
 };
 #define LAKE_CMD_MAX	(__LAKE_CMD_MAX - 1)
@@ -76,6 +82,8 @@ enum lake_genl_attr {
 	LAKE_A_POLICY,		/* nest: lake_policy_attr */
 	LAKE_A_REGISTRY,	/* nest: lake_registry_attr */
 	LAKE_A_API_ERRORS,	/* nest, repeated: lake_ctr_attr, failed calls of one API */
+	LAKE_A_RING,		/* struct lake_genl_ring, exact length */
+	LAKE_A_TRANSPORT,	/* u32: LAKE_GENL_TRANSPORT_*, what carries calls now */
 	__LAKE_A_MAX,
 };
 #define LAKE_A_MAX	(__LAKE_A_MAX - 1)
@@ -188,5 +196,21 @@ struct lake_genl_load {
 	u32 pad;
 };
 _Static_assert(sizeof(struct lake_genl_load) == 40, "lake_genl_load is ABI");
+
+/* LAKE_A_TRANSPORT */
+#define LAKE_GENL_TRANSPORT_GENL	0
+#define LAKE_GENL_TRANSPORT_RING	1
+
+/*
+ * LAKE_CMD_RING_SETUP: two eventfds of the sending laked. The kernel
+ * signals sq_fd when it puts a call and laked sleeps; laked writes cq_fd
+ * when it puts a reply and the kernel sleeps.
+ * Policy: NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_ring)).
+ */
+struct lake_genl_ring {
+	s32 sq_fd;
+	s32 cq_fd;
+};
+_Static_assert(sizeof(struct lake_genl_ring) == 8, "lake_genl_ring is ABI");
 
 #endif /* LAKE_GENL_H */

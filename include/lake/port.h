@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/printk.h>
 #include <linux/refcount.h>
+#include <asm/barrier.h>
 
 #define lake_port_malloc(sz)	kmalloc(sz, GFP_KERNEL)
 /* For callers under a spinlock: may fail where GFP_KERNEL would wait. */
@@ -33,6 +34,13 @@ typedef refcount_t lake_port_ref;
 #define lake_port_ref_init(r)	refcount_set(r, 1)
 #define lake_port_ref_get(r)	refcount_inc(r)
 #define lake_port_ref_put(r)	refcount_dec_and_test(r)
+
+/* Memory ordering for memory shared with the peer (the command ring). */
+#define lake_load_acquire(p)		smp_load_acquire(p)
+#define lake_store_release(p, v)	smp_store_release(p, v)
+#define lake_mb()			smp_mb()
+#define lake_read_once(x)		READ_ONCE(x)
+#define lake_write_once(x, v)		WRITE_ONCE(x, v)
 
 #else /* host build */
 #include <stdbool.h>
@@ -96,6 +104,13 @@ static inline bool lake_port_ref_put(lake_port_ref *r)
 {
 	return __atomic_sub_fetch(&r->n, 1, __ATOMIC_ACQ_REL) == 0;
 }
+
+/* The kernel's smp_* barriers as C11 atomics, so host tests run the same ordering. */
+#define lake_load_acquire(p)		__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define lake_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define lake_mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define lake_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define lake_write_once(x, v)		__atomic_store_n(&(x), v, __ATOMIC_RELAXED)
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -7,15 +7,8 @@
 #ifndef LAKE_SHM_UAPI_H
 #define LAKE_SHM_UAPI_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/ioctl.h>
-#else
-#include <stdint.h>
-#include <sys/ioctl.h>
-typedef uint32_t __u32;
-typedef uint64_t __u64;
-#endif
 
 #define LAKE_SHM_DEVICE		"lake_shm"
 #define LAKE_SHM_VERSION	1

@@ -14,9 +14,9 @@ $(BUILD)/guest/portid_spin: tests/vm/progs/portid_spin.c tests/vm/progs/vmtest.h
 # The in-guest fuzzer encodes and decodes records with the wire codec itself.
 GUEST_BINS += $(BUILD)/guest/genl_fuzz
 $(BUILD)/guest/genl_fuzz: tests/vm/progs/genl_fuzz.c tests/vm/progs/vmtest.h lakelib/wire.c \
-		lakelib/wire_api.c $(wildcard include/lake/*.h)
+		lakelib/wire_api.c common/ring.c $(wildcard include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
-	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< lakelib/wire.c lakelib/wire_api.c -o $@ \
+	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< lakelib/wire.c lakelib/wire_api.c common/ring.c -o $@ \
 		$(shell pkg-config --libs libnl-genl-3.0)
 
 # make fuzz-guest: the gfuzz case's long run (tests/vm/cases/27-gfuzz.sh), one

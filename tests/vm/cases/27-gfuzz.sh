@@ -33,7 +33,7 @@ forged=$(stat_of forged_replies)
 refused=$(stat_of refused_registrations)
 prog gfuzz.perm_root genl_fuzz perm
 prog gfuzz.perm_nobody su -s /bin/sh nobody -c "genl_fuzz perm"
-check gfuzz.forged_counted sh -c "[ $(stat_of forged_replies) = $((forged + 3)) ]"
+check gfuzz.forged_counted sh -c "[ $(stat_of forged_replies) = $((forged + 4)) ]"
 check gfuzz.refused_registration_counted \
 	sh -c "[ $(stat_of refused_registrations) = $((refused + 1)) ]"
 
@@ -82,6 +82,35 @@ check gfuzz.hostile_strays_counted sh -c "[ $(stat_of stray_replies) -gt $stray 
 check gfuzz.fake_daemon_gone unregistered
 check gfuzz.laked_after_fake start_laked
 check gfuzz.serves_after_fake ctl_checks $ctl basic
+
+# The same lies over the command ring: every well-formed hostile reply goes
+# in a completion slot; refused or stray as over genl, never fenced, never a
+# wrong result. (A malformed record there is a violation: 26-ring.sh.)
+kill -TERM $pid
+wait $pid
+bad=$(stat_of bad_records)
+stray=$(stat_of stray_replies)
+fences=$(stat_of fences)
+comp=$(stat_of ring_completions)
+genl_fuzz daemon-ring $seed 1000000000 > /tmp/fake.out 2>&1 &
+fake=$!
+check gfuzz.ring_fake_daemon_registers wait_for 10 grep -q LAKE_GFUZZ_REGISTERED /tmp/fake.out
+check gfuzz.ring_hostile_consumer ctl_checks $ctl "hostile $rounds"
+grep '^# hostile' /tmp/check.out
+kill -TERM $fake
+wait $fake
+rc=$?
+grep -v '^LAKE_' /tmp/fake.out
+echo "# gfuzz: ring fake daemon exit $rc"
+check gfuzz.ring_hostile_never_fenced sh -c "[ $(stat_of fences) = $fences ]"
+check gfuzz.ring_fake_daemon_ran sh -c "[ $rc = 0 ] && grep -q '^LAKE_PROG_END checks [0-9]* failed 0' /tmp/fake.out"
+check gfuzz.ring_carried_the_replies sh -c "[ $(stat_of ring_completions) -gt $comp ]"
+check gfuzz.ring_hostile_replies_refused sh -c "[ $(stat_of bad_records) -gt $bad ]"
+check gfuzz.ring_hostile_strays_counted sh -c "[ $(stat_of stray_replies) -gt $stray ]"
+check gfuzz.ring_no_violation sh -c "[ $(stat_of ring_violations) = 0 ]"
+check gfuzz.ring_fake_daemon_gone unregistered
+check gfuzz.laked_after_ring_fake start_laked
+check gfuzz.serves_after_ring_fake ctl_checks $ctl basic
 
 # laked killed by its seccomp filter: calls fail at once, a new laked serves.
 kill -TERM $pid

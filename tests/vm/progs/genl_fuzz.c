@@ -33,7 +33,14 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <lake/cuda.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <lake/genl.h>
+#include <lake/ring.h>
+#include <lake/shm_uapi.h>
 #include <lake/wire.h>
 #include "vmtest.h"
 
@@ -85,6 +92,8 @@ struct tally {
 	unsigned long data_msgs;	/* replies and dump parts */
 	unsigned long calls;		/* daemon mode: calls received */
 	unsigned long own_codes;	/* daemon mode: sync calls answered with lakelib's wait codes */
+	unsigned long ring_puts;	/* daemon-ring: blobs put in the completion ring */
+	unsigned long ring_full;	/* ... or not: the ring stayed full */
 };
 
 static struct tally t;
@@ -228,6 +237,13 @@ static void shaped(struct msg *m, int cmd)
 	case LAKE_CMD_PING:
 		put_attr(m, LAKE_A_VALUE, &v, below(6) ? 8 : below(16));
 		break;
+	case LAKE_CMD_RING_SETUP:
+		/* fds of this process, or none: never two eventfds */
+		n = (uint32_t)v;
+		put_attr(m, LAKE_A_RING, &(struct lake_genl_ring){ .sq_fd = (int32_t)(n % 8) - 1,
+								    .cq_fd = (int32_t)(n >> 8) },
+			 below(6) ? sizeof(struct lake_genl_ring) : below(16));
+		break;
 	case LAKE_CMD_POLICY_GET:
 	case LAKE_CMD_REGISTRY_GET:
 		((struct nlmsghdr *)m->b)->nlmsg_flags |= below(6) ? NLM_F_DUMP : 0;
@@ -323,6 +339,14 @@ static enum answer errno_answer(int err)
 
 static int daemon_fd;	/* daemon mode: calls arrive on the same socket */
 
+/* daemon-ring mode: the command ring, as a compromised laked holds it. */
+static struct {
+	bool on, answered;
+	int sq_fd, cq_fd;
+	u64 off;
+	struct lake_ring sq, cq;
+} ring;
+
 /* Calls received while sending, answered from the main loop (FIFO). */
 struct pending {
 	struct pending *next;
@@ -371,6 +395,14 @@ static enum answer drain(int fd, uint32_t want)
 				if (gh->cmd == LAKE_CMD_CALL && a->nla_type == LAKE_A_RECORDS)
 					queue_call((uint8_t *)a + NLA_HDRLEN,
 						   a->nla_len - NLA_HDRLEN);
+			} else if (nh->nlmsg_type == fam && nh->nlmsg_seq == want && daemon_fd == fd &&
+				   ((struct genlmsghdr *)NLMSG_DATA(nh))->cmd == LAKE_CMD_RING_SETUP) {
+				struct nlattr *a = (void *)((uint8_t *)NLMSG_DATA(nh) + GENL_HDRLEN);
+
+				if (a->nla_type == LAKE_A_VALUE && a->nla_len == NLA_HDRLEN + 8) {
+					memcpy(&ring.off, (uint8_t *)a + NLA_HDRLEN, 8);
+					ring.answered = true;
+				}
 			} else if (nh->nlmsg_type == fam) {
 				t.data_msgs++;
 			}
@@ -440,6 +472,8 @@ static void report(const char *who, double secs)
 	for (i = 0; i < A_COUNT; i++)
 		printf(" %s %lu", answer_name[i], t.answer[i]);
 	printf("; data replies %lu", t.data_msgs);
+	if (ring.on)
+		printf("; ring puts %lu (full %lu)", t.ring_puts, t.ring_full);
 	if (t.calls)
 		printf("; calls answered %lu", t.calls);
 	printf("\n");
@@ -466,7 +500,7 @@ static bool admin_cmd(int cmd)
 static bool daemon_cmd(int cmd)
 {
 	return admin_cmd(cmd) || cmd == LAKE_CMD_UNREGISTER || cmd == LAKE_CMD_REPLY ||
-	       cmd == LAKE_CMD_LOAD;
+	       cmd == LAKE_CMD_LOAD || cmd == LAKE_CMD_RING_SETUP;
 }
 
 static void fuzz_as(const char *who, int fd, unsigned long count)
@@ -570,9 +604,46 @@ static uint32_t put_raw_rep(uint8_t *out, uint16_t api, uint64_t id, uint32_t re
 	return len;
 }
 
+static void ring_kick(void)
+{
+	uint64_t one = 1;
+
+	if (write(ring.cq_fd, &one, sizeof(one)) != sizeof(one))
+		perror("genl_fuzz: eventfd");
+}
+
+/* One blob in the completion ring, as laked's sink puts it: 0, or -1 if it stayed full. */
+static int ring_send(const void *rec, uint32_t len)
+{
+	int i, ret;
+
+	for (i = 0; i < 1000; i++) {
+		ret = lake_ring_put(&ring.cq, rec, len);
+		if (ret != -ENOSPC)
+			break;
+		ring_kick();	/* the kernel reaps in the write */
+		usleep(100);
+	}
+	if (ret)
+		return -1;
+	t.ring_puts++;
+	if (lake_ring_consumer_sleeps(&ring.cq))
+		ring_kick();
+	return 0;
+}
+
 static void send_records(const void *rec, uint32_t len, enum kind k)
 {
 	struct msg m;
+
+	if (ring.on) {
+		if (!len)
+			return;	/* nothing encodable: 8 zero bytes would be a violation */
+		t.sent[k]++;
+		if (ring_send(rec, len))
+			t.ring_full++;
+		return;
+	}
 
 	put_hdr(&m, LAKE_CMD_REPLY, 0);
 	put_attr(&m, LAKE_A_RECORDS, rec, len ? len : 8);
@@ -634,6 +705,8 @@ static uint32_t code_rep(uint8_t *out, const struct lake_wire_req *req, uint32_t
 	return lake_wire_put_rep(&buf, &rep, &why) ? 0 : buf.len;
 }
 
+static const uint32_t ring_cases[] = { 1, 2, 4 };
+
 static void on_call(const void *blob, uint32_t len)
 {
 	static uint8_t rec[LAKE_GENL_RECORDS_MAX];
@@ -648,7 +721,12 @@ static void on_call(const void *blob, uint32_t len)
 		t.calls++;
 		hostile = below(4);
 		for (i = 0; i < hostile; i++) {
-			switch (below(5)) {
+			/*
+			 * On the ring only what the codec accepts: a malformed
+			 * record there (an over-long tail, random bytes) is a
+			 * violation that fences laked at once (26-ring.sh).
+			 */
+			switch (ring.on ? ring_cases[below(3)] : below(5)) {
 			case 0:	/* a parse-valid tail longer than the call asked for */
 				n = put_raw_rep(rec, req.api, req.req_id, 0, d->rep_size,
 						d->rep_tail_max ? d->rep_tail_max :
@@ -698,22 +776,85 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static int fake_daemon(unsigned long count)
+/*
+ * daemon-ring: map the region and ask for the ring, as laked does; calls
+ * then come in the submission ring and every answer, hostile or not, goes
+ * in the completion ring. 0, or 2 (said why).
+ */
+static int ring_setup(void)
+{
+	struct lake_genl_ring req;
+	struct lake_shm_info info;
+	struct msg m;
+	void *map;
+	int fd;
+
+	fd = open("/dev/lake_shm", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, LAKE_SHM_IOC_INFO, &info)) {
+		perror("genl_fuzz: /dev/lake_shm");
+		return 2;
+	}
+	map = mmap(NULL, info.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ring.sq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ring.cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (map == MAP_FAILED || ring.sq_fd < 0 || ring.cq_fd < 0) {
+		perror("genl_fuzz: ring");
+		return 2;
+	}
+	req = (struct lake_genl_ring){ .sq_fd = ring.sq_fd, .cq_fd = ring.cq_fd };
+	put_hdr(&m, LAKE_CMD_RING_SETUP, 0);
+	put_attr(&m, LAKE_A_RING, &req, sizeof(req));
+	finish(&m);
+	CHECK(send_msg(daemon_fd, &m, K_SHAPED) == A_OK && ring.answered &&
+	      ring.off + LAKE_RING_BYTES <= info.size, "gfuzz.daemon_ring_setup",
+	      "offset %llu", (unsigned long long)ring.off);
+	if (!ring.answered)
+		return 2;
+	lake_ring_init(&ring.sq, (uint8_t *)map + ring.off, true);
+	lake_ring_init(&ring.cq, (uint8_t *)map + ring.off, false);
+	ring.on = true;
+	return 0;
+}
+
+/* Calls from the submission ring, queued as the socket's are; true if any. */
+static bool ring_take(void)
+{
+	static uint8_t blob[LAKE_RING_DATA_MAX];
+	uint64_t cnt;
+	bool any = false;
+	uint32_t len;
+
+	if (read(ring.sq_fd, &cnt, sizeof(cnt)) < 0)
+		cnt = 0;
+	while (lake_ring_take(&ring.sq, blob, sizeof(blob), &len) > 0) {
+		queue_call(blob, len);
+		any = true;
+	}
+	return any;
+}
+
+static int fake_daemon(unsigned long count, bool use_ring)
 {
 	struct lake_genl_load load = { .period_ms = 10 };
-	struct pollfd p;
+	struct pollfd p[2];
 	double t0 = now();
 	struct msg m;
+	int n;
 
 	signal(SIGTERM, on_term);
-	daemon_fd = p.fd = open_sock();
+	daemon_fd = p[0].fd = open_sock();
 	if (daemon_fd < 0)
 		return 2;
-	p.events = POLLIN;
+	p[0].events = POLLIN;
 	put_hdr(&m, LAKE_CMD_REGISTER, 0);
 	put_attr(&m, LAKE_A_DEVICE, "gfuzz", 6);
 	finish(&m);
 	CHECK(send_msg(daemon_fd, &m, K_SHAPED) == A_OK, "gfuzz.daemon_registers", "");
+	if (use_ring && ring_setup())
+		return 2;
+	p[1].fd = ring.on ? ring.sq_fd : -1;
+	p[1].events = POLLIN;
 	printf("LAKE_GFUZZ_REGISTERED\n");
 	fflush(stdout);
 	while (!stop && t.sent[K_RANDOM] + t.sent[K_SHAPED] + t.sent[K_MUTATED] +
@@ -728,10 +869,23 @@ static int fake_daemon(unsigned long count)
 			free(c);
 			continue;
 		}
-		if (poll(&p, 1, 20) > 0) {
+		if (ring.on && ring_take())
+			continue;
+		if (ring.on)
+			lake_ring_sleeping(&ring.sq, true);
+		if (ring.on && lake_ring_pending(&ring.sq)) {
+			lake_ring_sleeping(&ring.sq, false);
+			continue;
+		}
+		n = poll(p, ring.on ? 2 : 1, 20);
+		if (ring.on)
+			lake_ring_sleeping(&ring.sq, false);
+		if (n > 0 && p[0].revents) {
 			drain(daemon_fd, 0);
 			continue;
 		}
+		if (n > 0)
+			continue;
 		/* Idle: other daemon commands, damaged or not. */
 		switch (below(4)) {
 		case 0:
@@ -766,7 +920,7 @@ static int fake_daemon(unsigned long count)
 
 /* --- perm: each command of genl.h, with an attribute its policy refuses --- */
 
-_Static_assert(LAKE_CMD_MAX == LAKE_CMD_REGISTRY_GET,
+_Static_assert(LAKE_CMD_MAX == LAKE_CMD_RING_SETUP,
 	       "a new command: classify it in perm() below");
 
 static int perm(void)
@@ -806,6 +960,9 @@ static int perm(void)
 				 sizeof(struct lake_genl_load));
 		else if (cmd == LAKE_CMD_REPLY)
 			put_attr(&m, LAKE_A_RECORDS, NULL, 8);
+		else if (cmd == LAKE_CMD_RING_SETUP)
+			put_attr(&m, LAKE_A_RING, &(struct lake_genl_ring){ .sq_fd = -1, .cq_fd = -1 },
+				 sizeof(struct lake_genl_ring));
 		finish(&m);
 		got = send_msg(daemon_fd, &m, K_SHAPED);
 		want = cmd == LAKE_CMD_REGISTER ? A_EBUSY : A_EPERM;
@@ -823,7 +980,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || (strcmp(argv[1], "perm") && argc != 4)) {
-		fprintf(stderr, "usage: genl_fuzz fuzz|daemon SEED COUNT | genl_fuzz perm\n");
+		fprintf(stderr, "usage: genl_fuzz fuzz|daemon|daemon-ring SEED COUNT | genl_fuzz perm\n");
 		return 2;
 	}
 	rng = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
@@ -837,8 +994,8 @@ int main(int argc, char **argv)
 	nl_socket_free(sk);
 	if (!strcmp(argv[1], "fuzz")) {
 		ret = fuzz(count);
-	} else if (!strcmp(argv[1], "daemon")) {
-		ret = fake_daemon(count);
+	} else if (!strcmp(argv[1], "daemon") || !strcmp(argv[1], "daemon-ring")) {
+		ret = fake_daemon(count, !strcmp(argv[1], "daemon-ring"));
 	} else if (!strcmp(argv[1], "perm")) {
 		daemon_fd = open_sock();
 		ret = daemon_fd < 0 ? 2 : perm();

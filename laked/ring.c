@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * laked's end of the command ring (uapi/lake/ring.h has the contract; the
+ * kernel's end is lakelib/ring.c).
+ *
+ * The submission ring has one consumer at a time (take_lock): the main
+ * thread, woken by its eventfd, or an idle worker. Each blob is copied out
+ * of its slot and handed to the pool exactly as a CALL message's records
+ * (laked_pool_submit: the codec validates every record). A worker that
+ * runs out of jobs spins, on a machine with more than one CPU only, for up
+ * to spin_us: it drains the ring whenever it can take it, and stops as soon
+ * as a job of its own comes, so the next call of a context it serves costs
+ * no thread switch. On one CPU nobody spins: the kernel caller it would
+ * wait for could not run meanwhile. LAKE_RING_SLEEPING is set while no
+ * consumer is awake (awake == 0, under awake_lock); the last one to leave
+ * sets it, looks once more, and comes back if something came.
+ *
+ * The workers produce the completion ring through the reply sink, one at
+ * a time (put_lock). A put that finds the kernel's consumer asleep writes
+ * the kernel's eventfd, whose callback reaps in that very write(); a full
+ * ring is kicked the same way and tried again, for at most FULL_WAIT_MS.
+ *
+ * Nothing from the kernel is trusted: the ring's offset is bounded by the
+ * region, and an impossible index or length stops the ring and laked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include "daemon.h"
+#include "log.h"
+
+#define FULL_WAIT_MS	10000
+
+struct laked_ring {
+	int sq_fd, cq_fd;		/* ours to sleep on; the kernel's to write */
+	enum laked_ring_forge forge;	/* tests: the next put is forged so */
+	bool live;
+	bool multi_cpu;
+	u32 spin_us;
+	struct lake_ring sq, cq;	/* sq: under take_lock; cq: under put_lock */
+	pthread_mutex_t take_lock, put_lock, awake_lock;
+	unsigned int awake;		/* consumers not asleep, under awake_lock */
+	struct laked_pool *pool;
+	struct laked_reply_sink sink;
+	struct laked_ring_stats st;	/* sq side: take_lock; cq side: put_lock */
+	u8 buf[LAKE_RING_DATA_MAX] __attribute__((aligned(8)));
+};
+
+int laked_ring_open(struct laked_ring **out, u32 spin_us)
+{
+	struct laked_ring *r = calloc(1, sizeof(*r));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_init(&r->put_lock, NULL);
+	pthread_mutex_init(&r->take_lock, NULL);
+	pthread_mutex_init(&r->awake_lock, NULL);
+	r->awake = 1;	/* the main thread, until its first poll() */
+	r->sq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	r->cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->sq_fd < 0 || r->cq_fd < 0) {
+		ret = -errno;
+		laked_ring_close(r);
+		return ret;
+	}
+	r->multi_cpu = cpus > 1;
+	r->spin_us = spin_us;
+	*out = r;
+	return 0;
+}
+
+void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd)
+{
+	*sq_fd = r->sq_fd;
+	*cq_fd = r->cq_fd;
+}
+
+int laked_ring_map(struct laked_ring *r, void *region, u64 region_size, u64 off)
+{
+	if (!region || off % 4096 || off > region_size || region_size - off < LAKE_RING_BYTES) {
+		laked_log(LOG_ERR, "ring: offset %llu does not fit the region (%llu bytes)",
+			  (unsigned long long)off, (unsigned long long)region_size);
+		return -EPROTO;
+	}
+	lake_ring_init(&r->sq, (u8 *)region + off, true);
+	lake_ring_init(&r->cq, (u8 *)region + off, false);
+	__atomic_store_n(&r->live, true, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void kick(struct laked_ring *r)
+{
+	u64 one = 1;
+
+	r->st.kicks++;
+	if (write(r->cq_fd, &one, sizeof(one)) != sizeof(one))
+		laked_log(LOG_WARNING, "ring: waking the kernel: %s", strerrorname_np(errno));
+}
+
+static u64 now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (u64)t.tv_sec * 1000000000u + (u64)t.tv_nsec;
+}
+
+void laked_ring_test_forge(struct laked_ring *r, enum laked_ring_forge kind)
+{
+	r->forge = kind;
+}
+
+/*
+ * Tests: what a compromised laked could write instead of @blob, once; the
+ * kernel must take none of it (it fences laked) and fail the call.
+ */
+static void forge(struct laked_ring *r, const void *blob, u32 len)
+{
+	struct lake_ring_slot *s = &r->cq.slots[r->cq.pos % LAKE_RING_ENTRIES];
+	u32 tail = r->cq.pos + 1;
+
+	laked_log(LOG_WARNING, "ring: forging a completion (test)");
+	switch (r->forge) {
+	case LAKED_RING_FORGE_TAIL:
+		tail = r->cq.pos + LAKE_RING_ENTRIES + 5;
+		break;
+	case LAKED_RING_FORGE_LEN:
+		s->len = 12;
+		break;
+	case LAKED_RING_FORGE_RECORD:
+		memcpy(s->data, blob, len);
+		memset(s->data, 0xa5, 8);	/* the first record's header */
+		s->len = len;
+		break;
+	default:
+		return;
+	}
+	r->forge = LAKED_RING_FORGE_NONE;
+	__atomic_store_n(&r->cq.dir->tail, tail, __ATOMIC_RELEASE);
+	kick(r);
+}
+
+int laked_ring_put(struct laked_ring *r, const void *blob, u32 len)
+{
+	struct timespec pause = { .tv_nsec = 20000 };
+	u64 end = 0;
+	int ret;
+
+	pthread_mutex_lock(&r->put_lock);
+	if (r->forge) {
+		forge(r, blob, len);
+		pthread_mutex_unlock(&r->put_lock);
+		return 0;
+	}
+	for (;;) {
+		ret = lake_ring_put(&r->cq, blob, len);
+		if (ret != -ENOSPC)
+			break;
+		/* The kernel reaps inside the write that wakes it. */
+		r->st.full++;
+		kick(r);
+		if (!end)
+			end = now_ns() + FULL_WAIT_MS * 1000000ull;
+		else if (now_ns() > end)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	if (!ret) {
+		r->st.puts++;
+		if (lake_ring_consumer_sleeps(&r->cq))
+			kick(r);
+	}
+	pthread_mutex_unlock(&r->put_lock);
+	if (ret)
+		laked_log(LOG_ERR, "ring: reply not put: %s", strerrorname_np(-ret));
+	return ret;
+}
+
+static int sink_flush(struct laked_reply_sink *sink, const void *blob, u32 len)
+{
+	return laked_ring_put(container_of(sink, struct laked_ring, sink), blob, len);
+}
+
+struct laked_reply_sink *laked_ring_sink(struct laked_ring *r)
+{
+	r->sink.flush = sink_flush;
+	return &r->sink;
+}
+
+/* take_lock held: take every blob there is into the pool; how many, or -EPROTO (logged). */
+static int drain(struct laked_ring *r)
+{
+	int n = 0, ret;
+	u32 len;
+
+	while ((ret = lake_ring_take(&r->sq, r->buf, sizeof(r->buf), &len)) > 0) {
+		n++;
+		r->st.takes++;
+		laked_pool_submit(r->pool, r->buf, len);
+	}
+	if (ret < 0) {
+		if (__atomic_exchange_n(&r->live, false, __ATOMIC_RELAXED))
+			laked_log(LOG_ERR, "ring: impossible submission index or length from the kernel: stopping");
+		return ret;
+	}
+	/* The kernel waits for a slot: its wait ends in the callback of this write. */
+	if (n && lake_ring_producer_waits(&r->sq))
+		kick(r);
+	return n;
+}
+
+static void consumer_enter(struct laked_ring *r)
+{
+	pthread_mutex_lock(&r->awake_lock);
+	if (!r->awake++)
+		lake_ring_sleeping(&r->sq, false);
+	pthread_mutex_unlock(&r->awake_lock);
+}
+
+/* Gone to sleep; true when a put came meanwhile, which this caller must take. */
+static bool consumer_leave(struct laked_ring *r)
+{
+	bool last;
+
+	pthread_mutex_lock(&r->awake_lock);
+	last = !--r->awake;
+	if (last)
+		lake_ring_sleeping(&r->sq, true);
+	pthread_mutex_unlock(&r->awake_lock);
+	return last && lake_ring_pending(&r->sq);
+}
+
+/*
+ * An idle worker (the pool's idle function): spin, draining, until a job of
+ * its own comes. It stays awake while it runs that job, so the next call
+ * of a context it serves finds a consumer awake (the kernel then spins
+ * instead of signalling); a job that takes long costs another context's
+ * call at most the kernel's own spin, after which the kernel signals the
+ * main thread anyway (lakelib/ring.c). It sleeps once spin_us passes with
+ * nothing to take.
+ */
+static __thread bool spinning;
+
+static void worker_idle(void *arg, const bool *pending)
+{
+	struct laked_ring *r = arg;
+	u64 end;
+
+	if (!r->multi_cpu || !r->spin_us || !__atomic_load_n(&r->live, __ATOMIC_RELAXED))
+		return;
+	if (!spinning)
+		consumer_enter(r);
+	spinning = true;
+	end = now_ns() + r->spin_us * 1000ull;
+	for (;;) {
+		if (__atomic_load_n(pending, __ATOMIC_RELAXED))
+			return;	/* still awake: back soon */
+		if (!pthread_mutex_trylock(&r->take_lock)) {
+			r->st.spins++;
+			if (drain(r) > 0)
+				end = now_ns() + r->spin_us * 1000ull;
+			pthread_mutex_unlock(&r->take_lock);
+		}
+		if (now_ns() > end || !__atomic_load_n(&r->live, __ATOMIC_RELAXED)) {
+			if (!consumer_leave(r))
+				break;
+			consumer_enter(r);	/* a put raced the flag: take it */
+			end = now_ns() + r->spin_us * 1000ull;
+		}
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+	spinning = false;
+}
+
+void laked_ring_serve_pool(struct laked_ring *r, struct laked_pool *pool)
+{
+	r->pool = pool;
+	laked_pool_set_idle(pool, worker_idle, r);
+}
+
+int laked_ring_serve(struct laked_ring *r)
+{
+	u64 cnt;
+	int n;
+
+	if (!__atomic_load_n(&r->live, __ATOMIC_RELAXED))
+		return -EPROTO;
+	/* Cleared before draining: a signal that comes after is kept for poll(). */
+	if (read(r->sq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
+		r->st.wakeups++;
+	pthread_mutex_lock(&r->take_lock);
+	n = drain(r);
+	pthread_mutex_unlock(&r->take_lock);
+	if (n < 0)
+		return n;
+	/* Asleep until laked_ring_awake(): a put after this is seen, or signals. */
+	return consumer_leave(r) ? 1 : 0;	/* 1: come again before sleeping */
+}
+
+void laked_ring_awake(struct laked_ring *r)
+{
+	consumer_enter(r);
+}
+
+int laked_ring_poll_fd(const struct laked_ring *r)
+{
+	return r->sq_fd;
+}
+
+void laked_ring_stats(struct laked_ring *r, struct laked_ring_stats *st)
+{
+	pthread_mutex_lock(&r->take_lock);
+	pthread_mutex_lock(&r->put_lock);
+	*st = r->st;
+	pthread_mutex_unlock(&r->put_lock);
+	pthread_mutex_unlock(&r->take_lock);
+}
+
+void laked_ring_close(struct laked_ring *r)
+{
+	if (!r)
+		return;
+	if (r->sq_fd >= 0)
+		close(r->sq_fd);
+	if (r->cq_fd >= 0)
+		close(r->cq_fd);
+	pthread_mutex_destroy(&r->put_lock);
+	pthread_mutex_destroy(&r->take_lock);
+	pthread_mutex_destroy(&r->awake_lock);
+	free(r);
+}

@@ -1,0 +1,110 @@
+# The command ring (uapi/lake/ring.h): laked sets it up by default and
+# lakectl says so; calls go over it and come back right; the kernel never
+# spins on one CPU; kill -9 mid-call and a restart; laked --transport=genl
+# carries everything as before; a forged completion (an impossible tail, a
+# slot length out of range, a malformed record) is taken as nothing: laked
+# is fenced, the call fails, and no request completes wrong.
+. /lib/lake/vmlib.sh
+dbg=/sys/kernel/debug/lake
+ex=$dbg/example_vadd
+pol=$dbg/policy/example_vadd
+
+ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
+start_laked() {
+	laked --device=host "$@" >> /tmp/laked-ring.log 2>&1 &
+	pid=$!
+	wait_for 20 registered
+}
+stop_laked() {
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	wait_for 20 unregistered
+}
+in_flight() { [ "$(stat_of in_flight)" -gt 0 ]; }
+run_on() {
+	_r=$(ex_of requests) _s=$(ex_of "$1")
+	echo "run $2" > $ex || return 1
+	[ "$(ex_of requests)" = $((_r + $2)) ] && [ "$(ex_of "$1")" = $((_s + $2)) ] &&
+		[ "$(ex_of wrong)" = 0 ] && [ "$(ex_of failed)" = 0 ] || { tr '\n' ' ' < $ex; false; }
+}
+all_done() {
+	[ "$(ex_of requests)" = $(($(ex_of cpu) + $(ex_of gpu))) ] &&
+		[ "$(ex_of wrong)" = 0 ] && [ "$(ex_of failed)" = 0 ]
+}
+# After a new laked, the module's first batch may meet its stale handles and rerun on the CPU.
+warm_up() { echo "run 64" > $ex; }
+grew() { [ "$(stat_of "$1")" -gt "$2" ]; }
+same() { [ "$(stat_of "$1")" = "$2" ]; }
+transport_is() { lakectl status | grep -qx "transport: $1"; }
+
+check ring.insmod_lakeshm insmod $M/lakeshm.ko size_mib=16
+check ring.insmod_lakelib insmod $M/lakelib.ko timeout_ms=3000
+check ring.insmod_vadd insmod $M/lake_example_vadd.ko n=256 max_batch=8 window_us=2000
+check ring.no_daemon_genl transport_is genl
+
+check ring.laked_registers start_laked
+check ring.status_says_ring transport_is ring
+check ring.live sh -c "[ $(stat_of ring_live) = 1 ]"
+echo gpu > $pol/mode
+sub=$(stat_of ring_submissions) comp=$(stat_of ring_completions) msgs=$(stat_of messages)
+check ring.vadd_over_ring run_on gpu 400
+check ring.submissions_counted grew ring_submissions "$sub"
+check ring.completions_counted grew ring_completions "$comp"
+echo "# ring: $(grep '^ring_' $dbg/lakelib_stats | tr '\n' ' ')"
+check ring.no_violation same ring_violations 0
+# Every message lakelib sent went over the ring.
+check ring.every_send_on_ring sh -c "[ $(( $(stat_of ring_submissions) - sub )) = $(( $(stat_of messages) - msgs )) ]"
+if [ "$(nproc)" = 1 ]; then
+	check ring.kernel_never_spins_on_one_cpu same ring_spins 0
+fi
+
+# kill -9 with a batch waiting on the ring: nothing lost, nothing wrong.
+kill -STOP $pid
+echo "run 2000" > $ex &
+writer=$!
+check ring.batch_waits wait_for 20 in_flight
+kill -9 $pid
+wait $writer
+wait $pid 2>/dev/null
+check ring.kill9_nothing_lost all_done
+check ring.kill9_ring_gone sh -c "[ $(stat_of ring_live) = 0 ]"
+check ring.laked_back start_laked
+check ring.ring_again transport_is ring
+warm_up
+check ring.vadd_after_restart run_on gpu 200
+stop_laked
+
+# laked's count at exit: it never spins on one CPU either.
+spins=$(sed -n 's/^laked: ring: .*wakeups, \([0-9]*\) spins.*/\1/p' /tmp/laked-ring.log | tail -n 1)
+echo "# laked: $(grep 'laked: ring: ' /tmp/laked-ring.log | tail -n 1)"
+check ring.laked_counted_its_ring [ -n "$spins" ]
+if [ "$(nproc)" = 1 ]; then
+	check ring.laked_never_spins_on_one_cpu [ "$spins" = 0 ]
+fi
+
+# The genl transport: the same calls as messages, the ring untouched.
+check ring.genl_registers start_laked --transport=genl
+check ring.genl_status transport_is genl
+sub=$(stat_of ring_submissions)
+warm_up
+check ring.vadd_over_genl run_on gpu 200
+check ring.genl_no_ring_use same ring_submissions "$sub"
+stop_laked
+
+# Forged completions: fenced, nothing delivered, the batch redone on the CPU.
+for kind in tail len record; do
+	v=$(stat_of ring_violations) f=$(stat_of fences)
+	check ring.forge_${kind}_registers start_laked --test-ring-forge=$kind
+	echo "run 64" > $ex
+	check ring.forge_${kind}_refused grew ring_violations "$v"
+	check ring.forge_${kind}_fenced wait_for 20 grew fences "$f"
+	check ring.forge_${kind}_nothing_wrong all_done
+	wait "$pid" 2>/dev/null
+	check ring.forge_${kind}_laked_gone wait_for 20 unregistered
+done
+check ring.violation_logged sh -c "dmesg | grep -q 'ring: .*fencing laked'"
+
+check ring.rmmod_vadd rmmod lake_example_vadd
+check ring.rmmod_lakelib rmmod lakelib
+check ring.region_all_free sh -c "[ $(shm_of live_allocs) = 0 ]"
+check ring.rmmod_lakeshm rmmod lakeshm
