@@ -27,14 +27,15 @@ static char iobuf[8192];
 
 static bool is_key(const char *k, size_t n, bool *boolean)
 {
-	static const char *const keys[] = { "device", "module-dir", "load-period-ms" };
-	static const char *const bools[] = { "syslog", "verbose" };
+	static const char *const keys[] = { "device", "module-dir", "load-period-ms", "transport",
+					    "ring-spin-us" };
+	static const char *const bools[] = { "syslog", "verbose", "allow-no-landlock" };
 	size_t i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strlen(keys[i]) == n && !memcmp(k, keys[i], n))
 			return !(*boolean = false);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
 		if (strlen(bools[i]) == n && !memcmp(k, bools[i], n))
 			return (*boolean = true);
 	return false;

@@ -21,6 +21,8 @@ start_laked() {
 check allocfail.insmod sh -c "insmod $M/lakeshm.ko size_mib=32 &&
 	insmod $M/lakelib.ko timeout_ms=$TMO && insmod $M/lake_soak_selftest.ko"
 check allocfail.laked start_laked
+# laked sets its command ring up (a region allocation) just after registering.
+check allocfail.ring wait_for 20 sh -c "grep -qx 'ring_live 1' $stats"
 live0=$(shm_of live_allocs)
 ctx0=$(stat_of ctx_threads)
 portid=$(stat_of daemon_portid)
