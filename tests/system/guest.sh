@@ -163,6 +163,8 @@ phase_boot() {
 	check boot.journal sh -c "journalctl -b -u laked -o cat | grep -q 'registered as \"host\"'"
 	check boot.no_failed_unit sh -c '[ -z "$(systemctl list-units --failed --plain --no-legend)" ]'
 	check boot.lakectl_user runuser -u tester -- lakectl status
+	# Under the unit's filters and laked's own, the calls go over the command ring.
+	check boot.transport_ring sh -c "lakectl status | grep -qx 'transport: ring'"
 
 	# A module author's build (README, "Install"): out of tree, against the
 	# installed headers and the symbols DKMS kept; its kernel's host build in
