@@ -102,20 +102,30 @@ fail:
 	ctl_say("bench: null call: a call failed\n");
 }
 
+/* ns of 16 one-thread vadd launches on @s and a synchronize; 0 if a call failed. */
+static u64 launches16(CUfunction fn, CUdeviceptr a, CUstream s)
+{
+	void *params[] = { &a, &a, &a, &(int){ 1 } };
+	u64 t0 = ktime_get_ns();
+	int k;
+
+	for (k = 0; k < 16; k++)
+		if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL))
+			return 0;
+	if (cuStreamSynchronize(s))
+		return 0;
+	return ktime_get_ns() - t0;
+}
+
 static void bench_async(CUfunction fn, CUdeviceptr a, CUstream s)
 {
-	int i, k, n = 1;
-	void *params[] = { &a, &a, &a, &n };
 	u64 t0;
+	int i;
 
 	for (i = 0; i < ROUNDS / 4; i++) {
-		t0 = ktime_get_ns();
-		for (k = 0; k < 16; k++)
-			if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL))
-				goto fail;
-		if (cuStreamSynchronize(s))
+		t_a[i] = launches16(fn, a, s);
+		if (!t_a[i])
 			goto fail;
-		t_a[i] = ktime_get_ns() - t0;
 		t0 = ktime_get_ns();
 		if (cuStreamSynchronize(s))
 			goto fail;
@@ -367,9 +377,8 @@ static void cmd_transport(void)
 	CUfunction fn;
 	CUdeviceptr d;
 	CUstream s;
-	void *params[4];
-	int i, k, n = 1;
 	u64 t0, rtt;
+	int i;
 
 	if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoad(&mod, "vadd.cubin") ||
 	    lake_module_get_function(&fn, mod, &lake_sig_vadd) || cuMemAlloc(&d, 4096) ||
@@ -377,10 +386,6 @@ static void cmd_transport(void)
 		ctl_say("bench: transport: setup failed (is laked running?)\n");
 		return;
 	}
-	params[0] = &d;
-	params[1] = &d;
-	params[2] = &d;
-	params[3] = &n;
 	for (i = 0; i < ROUNDS; i++) {
 		t0 = ktime_get_ns();
 		if (cuCtxSynchronize())
@@ -410,13 +415,9 @@ static void cmd_transport(void)
 	}
 	transport_row("genl_asleep", t_c, ROUNDS / 4);
 	for (i = 0; i < ROUNDS / 4; i++) {
-		t0 = ktime_get_ns();
-		for (k = 0; k < 16; k++)
-			if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL))
-				goto fail;
-		if (cuStreamSynchronize(s))
+		t_c[i] = launches16(fn, d, s);
+		if (!t_c[i])
 			goto fail;
-		t_c[i] = ktime_get_ns() - t0;
 	}
 	transport_row("async16", t_c, ROUNDS / 4);
 	goto out;
