@@ -83,11 +83,15 @@ fake_round() {
 	# Whatever result codes it answers, a laked that answers is never fenced.
 	check gfuzz.$2hostile_never_fenced sh -c "[ $(stat_of fences) = $fences ]"
 	check gfuzz.$2fake_daemon_ran sh -c "[ $rc = 0 ] && grep -q '^LAKE_PROG_END checks [0-9]* failed 0' /tmp/fake.out"
+	# Refused (malformed, or not matching their call) or stray (no call).
 	check gfuzz.$2hostile_replies_refused sh -c "[ $(stat_of bad_records) -gt $bad ]"
-	check gfuzz.$2hostile_strays_counted sh -c "[ $(stat_of stray_replies) -gt $stray ]"
 	check gfuzz.$2fake_daemon_gone unregistered
 }
 fake_round daemon ""
+# Over genl some are malformed, so more calls get their true answer first
+# and a duplicate strays; over the ring only well-formed lies go, and a round
+# may leave no stray at all.
+check gfuzz.hostile_strays_counted sh -c "[ $(stat_of stray_replies) -gt $stray ]"
 check gfuzz.laked_after_fake start_laked
 check gfuzz.serves_after_fake ctl_checks $ctl basic
 fake_round daemon-ring ring_
