@@ -101,7 +101,7 @@ unit_bin = $(BUILD)/unit/test_$(1)
 # Every unit build checks laked's lock assertions (laked/lockcheck.h).
 define unit_rule
 $(call unit_bin,$(1)): $$(or $$(UNIT_MAIN_$(1)),tests/unit/test_$(1).c) $$(UNIT_SRCS_$(1)) \
-		$$(wildcard include/lake/*.h laked/*.h)
+		$$(wildcard include/lake/*.h include/uapi/lake/*.h laked/*.h)
 	@mkdir -p $$(@D)
 	$$(or $$(UNIT_CC_$(1)),$$(CC)) $$(HOST_CFLAGS) -DLAKED_LOCK_CHECKS \
 		$$(or $$(UNIT_SAN_$(1)),$$(SAN_FLAGS)) \
@@ -111,7 +111,7 @@ $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
 define fuzz_rule
 $(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_DEPS_$(1)) \
-		$$(wildcard include/lake/*.h)
+		$$(wildcard include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $$(@D)
 	$$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) \
 		-Iinclude -I. $$(FUZZ_CFLAGS_$(1)) \
@@ -120,7 +120,8 @@ endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
 define bench_rule
-$(BUILD)/bench/bench_$(1): bench/bench_$(1).c $$(BENCH_SRCS_$(1)) $$(wildcard include/lake/*.h)
+$(BUILD)/bench/bench_$(1): bench/bench_$(1).c $$(BENCH_SRCS_$(1)) \
+		$$(wildcard include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $$(@D)
 	$$(CC) -std=gnu11 -O2 $(WARN) -Iinclude -I. $$< $$(BENCH_SRCS_$(1)) $$(BENCH_LIBS_$(1)) -o $$@
 endef

@@ -1,3 +1,3 @@
 # Hot-path cost of the policy decision and of one feature vector.
 BENCHES += policy
-BENCH_SRCS_policy := lakelib/policy_core.c lakelib/registry_core.c
+BENCH_SRCS_policy := common/policy_core.c common/registry_core.c

@@ -67,6 +67,11 @@ bool lake_ring_consumer_sleeps(struct lake_ring *r)
 	return lake_read_once(r->dir->cons_flags) & LAKE_RING_SLEEPING;
 }
 
+bool lake_ring_consumer_watched(struct lake_ring *r)
+{
+	return lake_read_once(r->dir->cons_flags) & LAKE_RING_WATCHED;
+}
+
 void lake_ring_want_space(struct lake_ring *r, bool want)
 {
 	lake_write_once(r->dir->prod_flags, want ? LAKE_RING_WANT_SPACE : 0);
@@ -122,9 +127,14 @@ bool lake_ring_producer_waits(struct lake_ring *r)
 	return lake_read_once(r->dir->prod_flags) & LAKE_RING_WANT_SPACE;
 }
 
-void lake_ring_sleeping(struct lake_ring *r, bool sleeping)
+void lake_ring_cons_flags(struct lake_ring *r, u32 flags)
 {
-	lake_write_once(r->dir->cons_flags, sleeping ? LAKE_RING_SLEEPING : 0);
+	lake_write_once(r->dir->cons_flags, flags);
 	/* Pairs with lake_ring_consumer_sleeps(): flag stored, then tail read. */
 	lake_mb();
+}
+
+void lake_ring_sleeping(struct lake_ring *r, bool sleeping)
+{
+	lake_ring_cons_flags(r, sleeping ? LAKE_RING_SLEEPING : 0);
 }

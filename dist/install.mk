@@ -8,6 +8,8 @@
 LAKE_VERSION	:= $(shell cat VERSION)
 PREFIX		?= /usr/local
 SBINDIR		?= $(PREFIX)/sbin
+# Headers keep the tree's layout, lake/ and uapi/lake/: lake's headers
+# include the ABI ones as <uapi/lake/NAME.h>, here as in the tree and DKMS's.
 INCLUDEDIR	?= $(PREFIX)/include
 MANDIR		?= $(PREFIX)/share/man
 LAKELIBDIR	?= $(PREFIX)/lib/lake
@@ -39,7 +41,7 @@ $(INSTALL_LAKED): $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake
 		$(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
 
 INSTALL_LAKECTL	:= $(BUILD)/install/lakectl
-$(INSTALL_LAKECTL): $(LAKECTL_SRCS) lakectl/ipc.h include/lake/genl.h include/lake/port.h
+$(INSTALL_LAKECTL): $(LAKECTL_SRCS) lakectl/ipc.h include/uapi/lake/genl.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(NL_CFLAGS) \
 		$(LAKECTL_SRCS) -o $@ $(NL_LIBS)
@@ -54,9 +56,10 @@ $(BUILD)/install/dkms.conf: dist/dkms.conf.in VERSION
 	@mkdir -p $(@D)
 	sed 's|@VERSION@|$(LAKE_VERSION)|g' $< > $@
 
-# The module sources DKMS builds: lakeshm and lakelib, and the headers.
+# The module sources DKMS builds: lakeshm, lakelib and the common/ sources
+# lakelib links, and the headers.
 DKMS_SRCS := $(filter-out lakeshm/alloc_check.c,$(wildcard lakeshm/*.[ch])) lakeshm/Kbuild \
-	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard common/*.c) \
+	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard common/*.[ch]) common/Kbuild \
 	$(wildcard include/lake/*.h) $(wildcard include/uapi/lake/*.h)
 
 .PHONY: install install-build install-programs install-dkms-src

@@ -6,8 +6,10 @@
 #ifndef LAKECTL_IPC_H
 #define LAKECTL_IPC_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <netlink/attr.h>
-#include <lake/genl.h>
+#include <uapi/lake/genl.h>
 
 struct ctl;
 

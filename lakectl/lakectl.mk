@@ -2,7 +2,7 @@
 # the initramfs carries its shared libraries.
 LAKECTL_SRCS := lakectl/lakectl.c lakectl/ipc.c
 GUEST_BINS += $(BUILD)/guest/lakectl
-$(BUILD)/guest/lakectl: $(LAKECTL_SRCS) lakectl/ipc.h include/lake/genl.h include/lake/port.h
+$(BUILD)/guest/lakectl: $(LAKECTL_SRCS) lakectl/ipc.h include/uapi/lake/genl.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(NL_CFLAGS) $(LAKECTL_SRCS) -o $@ $(NL_LIBS)
 

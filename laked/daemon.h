@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 #include <sys/types.h>
-#include <lake/genl.h>
+#include <uapi/lake/genl.h>
 #include <lake/ring.h>
 #include "laked/laked.h"
 
@@ -63,17 +63,18 @@ void laked_nl_test_drop(struct laked_nl *nl);
  * LAKE_CMD_RING_SETUP with eventfds @sq_fd and @cq_fd: 0 with the ring's
  * region offset in *@off, or the kernel's -errno (laked stays on genl).
  */
-int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, u64 *off);
+int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, int watch_fd, u64 *off);
 
 /* ring.c: the command ring's daemon end (uapi/lake/ring.h). */
 struct laked_ring;
 struct laked_ring_stats {
 	u64 takes, wakeups, spins;	/* submission side; spins: a worker's looks */
+	u64 watch_wakeups, watch_takes;	/* a watching worker woken; calls it took */
 	u64 puts, kicks, full;		/* completion side */
 };
-/* Its two eventfds (before the sandbox); 0 or -errno. */
+/* Its three eventfds (before the sandbox); 0 or -errno. */
 int laked_ring_open(struct laked_ring **out, u32 spin_us);
-void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd);
+void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd, int *watch_fd);
 /* The ring at @off in the region the kernel named; 0 or -EPROTO (logged). */
 int laked_ring_map(struct laked_ring *r, void *region, u64 region_size, u64 off);
 /* Replies go in the completion ring: from any thread. */
@@ -122,6 +123,7 @@ struct laked_sandbox_cfg {
 	int syslog_fd;		/* -1: logging to stderr */
 	int notify_fd;		/* systemd's NOTIFY_SOCKET, connected; <= 2: none */
 	int ring_cq_fd;		/* the kernel's eventfd laked writes; <= 2: no ring */
+	int ring_watch_fd;	/* the watch eventfd its pool writes; <= 2: none */
 	bool allow_no_landlock;	/* run on without Landlock (--allow-no-landlock) */
 	int test_landlock_errno;	/* tests: Landlock fails with this errno */
 };

@@ -5,7 +5,7 @@
 
 LAKED_CORE_SRCS = laked/dispatch.c laked/handles.c laked/allocs.c laked/staging.c \
 	laked/calls_device.c laked/calls_module.c laked/calls_mem.c laked/calls_stream.c \
-	laked/log.c lakelib/wire.c lakelib/wire_api.c $(LAKED_DRIVER_SRCS)
+	laked/log.c common/wire.c common/wire_api.c $(LAKED_DRIVER_SRCS)
 LAKED_SRCS = laked/main.c laked/netlink.c laked/ring.c common/ring.c laked/workers.c laked/shm.c laked/sandbox.c laked/load.c laked/service.c \
 	$(LAKED_CORE_SRCS)
 

@@ -91,12 +91,22 @@ int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_rep
 /* Returns the first error of the sink for answers sent from here (malformed records). */
 int laked_pool_submit(struct laked_pool *p, const void *blob, u32 len);
 /*
- * What an idle worker runs, no lock held, before it sleeps: @fn may submit
- * to the pool, and returns when *@pending (this worker got a job) turns
- * true or it has nothing more to do.
+ * What an idle worker runs, no lock held, before it sleeps on its condition
+ * variable: @idle may submit to the pool, and returns when me->pending (this
+ * worker got a job, or the pool stops) turns true or it has nothing more to
+ * do. While @idle waits for something of its own, it sets me->watching; a
+ * job queued for a watching worker then calls @wake, whose wakeup @idle's
+ * wait must end. Both flags are sequentially consistent atomics: a job
+ * stores pending and then reads watching, @idle the other way round.
  */
-typedef void (*laked_pool_idle_fn)(void *arg, const bool *pending);
-void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn fn, void *arg);
+struct laked_idle {
+	bool pending;
+	bool watching;
+};
+typedef void (*laked_pool_idle_fn)(void *arg, struct laked_idle *me);
+typedef void (*laked_pool_wake_fn)(void *arg);
+void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn idle, laked_pool_wake_fn wake,
+			 void *arg);
 void laked_pool_stats(struct laked_pool *p, struct laked_pool_stats *st);
 /* Records still queued are dropped; a running one finishes first. */
 void laked_pool_destroy(struct laked_pool *p);

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "daemon.h"
 #include "log.h"
 
@@ -442,8 +442,9 @@ static void log_ring(struct laked_ring *ring)
 	if (!ring)
 		return;
 	laked_ring_stats(ring, &st);
-	laked_log(LOG_INFO, "ring: %llu calls taken (%llu wakeups, %llu spins), %llu replies put (%llu kicks, %llu full)",
+	laked_log(LOG_INFO, "ring: %llu calls taken (%llu wakeups, %llu by the watch in %llu watch wakeups, %llu spins), %llu replies put (%llu kicks, %llu full)",
 		  (unsigned long long)st.takes, (unsigned long long)st.wakeups,
+		  (unsigned long long)st.watch_takes, (unsigned long long)st.watch_wakeups,
 		  (unsigned long long)st.spins, (unsigned long long)st.puts,
 		  (unsigned long long)st.kicks, (unsigned long long)st.full);
 }
@@ -451,11 +452,11 @@ static void log_ring(struct laked_ring *ring)
 /* The command ring, or genl when the kernel refuses it (logged either way). */
 static int setup_ring(struct laked_ring *ring, struct laked_nl *nl, const struct laked_shm *shm)
 {
-	int sq_fd, cq_fd, ret;
+	int sq_fd, cq_fd, watch_fd, ret;
 	u64 off;
 
-	laked_ring_fds(ring, &sq_fd, &cq_fd);
-	ret = laked_nl_ring_setup(nl, sq_fd, cq_fd, &off);
+	laked_ring_fds(ring, &sq_fd, &cq_fd, &watch_fd);
+	ret = laked_nl_ring_setup(nl, sq_fd, cq_fd, watch_fd, &off);
 	if (!ret)
 		ret = laked_ring_map(ring, shm->map, shm->size, off);
 	if (ret) {
@@ -598,7 +599,7 @@ int main(int argc, char **argv)
 	}
 	laked_log(LOG_INFO, "registered as \"%s\"; modules from %s", device, cfg.module_dir);
 
-	/* The ring's eventfds now: the sandbox allows writing the kernel's only. */
+	/* The ring's eventfds now: the sandbox allows writing the kernel's and the watch only. */
 	if (o.ring && shm.map) {
 		ret = laked_ring_open(&ring, o.ring_spin_us);
 		if (ret)
@@ -610,8 +611,9 @@ int main(int argc, char **argv)
 	if (o.sandbox) {
 		sb.mode = o.sandbox_log ? LAKED_SANDBOX_LOG : LAKED_SANDBOX_KILL;
 		sb.ring_cq_fd = -1;
+		sb.ring_watch_fd = -1;
 		if (ring)
-			laked_ring_fds(ring, &ret, &sb.ring_cq_fd);
+			laked_ring_fds(ring, &ret, &sb.ring_cq_fd, &sb.ring_watch_fd);
 		sb.module_dir_fd = laked_module_dir_fd(d);
 		sb.nl_fd = laked_nl_fd(nl);
 		sb.syslog_fd = laked_log_syslog_fd();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * laked's end of the "lake" Generic Netlink family (lake/genl.h), on libnl.
+ * laked's end of the "lake" Generic Netlink family (uapi/lake/genl.h), on libnl.
  *
  * The kernel originates the CALL messages, with sequence number 0, so
  * sequence checks and automatic acks are off; the one request whose answer
@@ -402,9 +402,9 @@ int laked_nl_register(struct laked_nl *nl, const char *device)
 	return request(nl, LAKE_CMD_REGISTER, LAKE_A_DEVICE, device, (u32)strlen(device) + 1);
 }
 
-int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, u64 *off)
+int laked_nl_ring_setup(struct laked_nl *nl, int sq_fd, int cq_fd, int watch_fd, u64 *off)
 {
-	struct lake_genl_ring req = { .sq_fd = sq_fd, .cq_fd = cq_fd };
+	struct lake_genl_ring req = { .sq_fd = sq_fd, .cq_fd = cq_fd, .watch_fd = watch_fd };
 	int ret;
 
 	nl->ring_answered = false;

@@ -15,6 +15,17 @@
  * consumer is awake (awake == 0, under awake_lock); the last one to leave
  * sets it, looks once more, and comes back if something came.
  *
+ * Then the worker watches: it sleeps on the watch eventfd, which the
+ * kernel signals instead of the main thread's while LAKE_RING_WATCHED is
+ * set, so a call of the context it served last wakes the very thread that
+ * runs it (two wakeups a call, the caller's and this one, where the main
+ * thread's hand-off made three). One worker watches at a time, the one
+ * that went idle last (the one before is woken to step down); it stops
+ * watching, clearing the flag, as soon as it has a job: calls that come
+ * while it runs go to the main thread again, so no context waits behind
+ * another's long call. A job queued for a watching worker, or the pool
+ * stopping, writes the watch eventfd too (the pool's wake function).
+ *
  * The workers produce the completion ring through the reply sink, one at
  * a time (put_lock). A put that finds the kernel's consumer asleep writes
  * the kernel's eventfd, whose callback reaps in that very write(); a full
@@ -25,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +44,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "daemon.h"
+#include "lockcheck.h"
 #include "log.h"
 
 #define FULL_WAIT_MS	10000
 
 struct laked_ring {
 	int sq_fd, cq_fd;		/* ours to sleep on; the kernel's to write */
+	int watch_fd;			/* the watching worker's to sleep on */
 	enum laked_ring_forge forge;	/* tests: the next put is forged so */
 	bool live;
 	bool multi_cpu;
@@ -45,6 +59,7 @@ struct laked_ring {
 	struct lake_ring sq, cq;	/* sq: under take_lock; cq: under put_lock */
 	pthread_mutex_t take_lock, put_lock, awake_lock;
 	unsigned int awake;		/* consumers not asleep, under awake_lock */
+	struct laked_idle *watcher;	/* the watching worker, under awake_lock */
 	struct laked_pool *pool;
 	struct laked_reply_sink sink;
 	struct laked_ring_stats st;	/* sq side: take_lock; cq side: put_lock */
@@ -61,11 +76,12 @@ int laked_ring_open(struct laked_ring **out, u32 spin_us)
 		return -ENOMEM;
 	pthread_mutex_init(&r->put_lock, NULL);
 	pthread_mutex_init(&r->take_lock, NULL);
-	pthread_mutex_init(&r->awake_lock, NULL);
+	laked_mutex_init(&r->awake_lock);
 	r->awake = 1;	/* the main thread, until its first poll() */
 	r->sq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	r->cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (r->sq_fd < 0 || r->cq_fd < 0) {
+	r->watch_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->sq_fd < 0 || r->cq_fd < 0 || r->watch_fd < 0) {
 		ret = -errno;
 		laked_ring_close(r);
 		return ret;
@@ -76,10 +92,11 @@ int laked_ring_open(struct laked_ring **out, u32 spin_us)
 	return 0;
 }
 
-void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd)
+void laked_ring_fds(const struct laked_ring *r, int *sq_fd, int *cq_fd, int *watch_fd)
 {
 	*sq_fd = r->sq_fd;
 	*cq_fd = r->cq_fd;
+	*watch_fd = r->watch_fd;
 }
 
 int laked_ring_map(struct laked_ring *r, void *region, u64 region_size, u64 off)
@@ -194,6 +211,28 @@ struct laked_reply_sink *laked_ring_sink(struct laked_ring *r)
 	return &r->sink;
 }
 
+/* The watching worker wakes (and finds out why). */
+static void watch_wake(struct laked_ring *r)
+{
+	u64 one = 1;
+
+	if (write(r->watch_fd, &one, sizeof(one)) != sizeof(one))
+		laked_log(LOG_WARNING, "ring: waking the watch: %s", strerrorname_np(errno));
+}
+
+static void pool_wake(void *arg)
+{
+	watch_wake(arg);
+}
+
+/* awake_lock held: the consumer flags the kernel reads, from awake and watcher. */
+static void publish_flags(struct laked_ring *r)
+{
+	laked_assert_held(&r->awake_lock);
+	lake_ring_cons_flags(&r->sq, (r->awake ? 0 : LAKE_RING_SLEEPING) |
+				     (r->watcher ? LAKE_RING_WATCHED : 0));
+}
+
 /* take_lock held: take every blob there is into the pool; how many, or -EPROTO (logged). */
 static int drain(struct laked_ring *r)
 {
@@ -206,8 +245,10 @@ static int drain(struct laked_ring *r)
 		laked_pool_submit(r->pool, r->buf, len);
 	}
 	if (ret < 0) {
-		if (__atomic_exchange_n(&r->live, false, __ATOMIC_RELAXED))
+		if (__atomic_exchange_n(&r->live, false, __ATOMIC_RELAXED)) {
 			laked_log(LOG_ERR, "ring: impossible submission index or length from the kernel: stopping");
+			watch_wake(r);
+		}
 		return ret;
 	}
 	/* The kernel waits for a slot: its wait ends in the callback of this write. */
@@ -220,7 +261,7 @@ static void consumer_enter(struct laked_ring *r)
 {
 	pthread_mutex_lock(&r->awake_lock);
 	if (!r->awake++)
-		lake_ring_sleeping(&r->sq, false);
+		publish_flags(r);
 	pthread_mutex_unlock(&r->awake_lock);
 }
 
@@ -232,36 +273,33 @@ static bool consumer_leave(struct laked_ring *r)
 	pthread_mutex_lock(&r->awake_lock);
 	last = !--r->awake;
 	if (last)
-		lake_ring_sleeping(&r->sq, true);
+		publish_flags(r);
 	pthread_mutex_unlock(&r->awake_lock);
 	return last && lake_ring_pending(&r->sq);
 }
 
 /*
- * An idle worker (the pool's idle function): spin, draining, until a job of
- * its own comes. It stays awake while it runs that job, so the next call
- * of a context it serves finds a consumer awake (the kernel then spins
- * instead of signalling); a job that takes long costs another context's
- * call at most the kernel's own spin, after which the kernel signals the
- * main thread anyway (lakelib/ring.c). It sleeps once spin_us passes with
- * nothing to take.
+ * An idle worker, spinning: drain until a job of its own comes (true: it
+ * stays awake through that job, so the next call of a context it serves
+ * finds a consumer awake and the kernel spins instead of signalling; a
+ * job that takes long costs another context's call at most the kernel's
+ * own spin, after which the kernel signals the main thread anyway,
+ * lakelib/ring.c), or until spin_us pass with nothing to take (false:
+ * asleep).
  */
 static __thread bool spinning;
 
-static void worker_idle(void *arg, const bool *pending)
+static bool spin(struct laked_ring *r, struct laked_idle *me)
 {
-	struct laked_ring *r = arg;
 	u64 end;
 
-	if (!r->multi_cpu || !r->spin_us || !__atomic_load_n(&r->live, __ATOMIC_RELAXED))
-		return;
 	if (!spinning)
 		consumer_enter(r);
 	spinning = true;
 	end = now_ns() + r->spin_us * 1000ull;
 	for (;;) {
-		if (__atomic_load_n(pending, __ATOMIC_RELAXED))
-			return;	/* still awake: back soon */
+		if (__atomic_load_n(&me->pending, __ATOMIC_RELAXED))
+			return true;
 		if (!pthread_mutex_trylock(&r->take_lock)) {
 			r->st.spins++;
 			if (drain(r) > 0)
@@ -279,12 +317,81 @@ static void worker_idle(void *arg, const bool *pending)
 #endif
 	}
 	spinning = false;
+	return false;
+}
+
+/* The watcher's drain: counted apart, so a test can tell the watch was used. */
+static int watch_take(struct laked_ring *r)
+{
+	int n;
+
+	pthread_mutex_lock(&r->take_lock);
+	n = drain(r);
+	if (n > 0)
+		r->st.watch_takes += (u64)n;
+	pthread_mutex_unlock(&r->take_lock);
+	return n;
+}
+
+/*
+ * An idle worker, asleep: it watches the ring until a job of its own comes,
+ * another worker takes the watch, or the ring stops. What it takes meanwhile
+ * goes to the pool like any drain. The kernel stores tail, full barrier,
+ * reads the flags; the watcher stores the flags, full barrier, reads tail
+ * (drain): a put either signals the watch or is seen, on the way in (the
+ * flag is set before the first drain) and on the way out (cleared before
+ * the last). A signal that finds nothing costs one extra loop.
+ */
+static void watch(struct laked_ring *r, struct laked_idle *me)
+{
+	struct pollfd pfd = { .fd = r->watch_fd, .events = POLLIN };
+	bool took_over;
+	u64 cnt;
+
+	pthread_mutex_lock(&r->awake_lock);
+	took_over = r->watcher != NULL;
+	__atomic_store_n(&r->watcher, me, __ATOMIC_RELAXED);
+	publish_flags(r);
+	pthread_mutex_unlock(&r->awake_lock);
+	if (took_over)
+		watch_wake(r);	/* the one before steps down */
+	/* Pairs with the pool's wake_worker(): watching stored, then pending read. */
+	__atomic_store_n(&me->watching, true, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST) &&
+	       __atomic_load_n(&r->watcher, __ATOMIC_RELAXED) == me && watch_take(r) >= 0 &&
+	       !__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST)) {
+		/* A lost wakeup would cost a second, not a hang. */
+		if (poll(&pfd, 1, 1000) > 0 && read(r->watch_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
+			__atomic_fetch_add(&r->st.watch_wakeups, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&me->watching, false, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&r->awake_lock);
+	if (r->watcher == me) {
+		__atomic_store_n(&r->watcher, NULL, __ATOMIC_RELAXED);
+		publish_flags(r);
+	}
+	pthread_mutex_unlock(&r->awake_lock);
+	/* A put that saw the flag before it went signalled only the watch. */
+	watch_take(r);
+}
+
+/* The pool's idle function: spin where that can pay, then watch. */
+static void worker_idle(void *arg, struct laked_idle *me)
+{
+	struct laked_ring *r = arg;
+
+	if (!__atomic_load_n(&r->live, __ATOMIC_RELAXED))
+		return;
+	if (r->multi_cpu && r->spin_us && spin(r, me))
+		return;
+	if (__atomic_load_n(&r->live, __ATOMIC_RELAXED))
+		watch(r, me);
 }
 
 void laked_ring_serve_pool(struct laked_ring *r, struct laked_pool *pool)
 {
 	r->pool = pool;
-	laked_pool_set_idle(pool, worker_idle, r);
+	laked_pool_set_idle(pool, worker_idle, pool_wake, r);
 }
 
 int laked_ring_serve(struct laked_ring *r)
@@ -321,6 +428,7 @@ void laked_ring_stats(struct laked_ring *r, struct laked_ring_stats *st)
 	pthread_mutex_lock(&r->take_lock);
 	pthread_mutex_lock(&r->put_lock);
 	*st = r->st;
+	st->watch_wakeups = __atomic_load_n(&r->st.watch_wakeups, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->put_lock);
 	pthread_mutex_unlock(&r->take_lock);
 }
@@ -333,6 +441,8 @@ void laked_ring_close(struct laked_ring *r)
 		close(r->sq_fd);
 	if (r->cq_fd >= 0)
 		close(r->cq_fd);
+	if (r->watch_fd >= 0)
+		close(r->watch_fd);
 	pthread_mutex_destroy(&r->put_lock);
 	pthread_mutex_destroy(&r->take_lock);
 	pthread_mutex_destroy(&r->awake_lock);

@@ -45,8 +45,9 @@
  *              for the signalfd.
  *   logging:   write, to stderr only on the host device; sendto, on the
  *              syslog socket connected at startup only.
- *   ring:      read of its eventfd (as any read); write, on the kernel's
- *              eventfd only on the host device, to wake the kernel.
+ *   ring:      read of its eventfds (as any read); write, on the kernel's
+ *              eventfd and laked's watch eventfd only on the host device,
+ *              to wake the kernel and the watching worker.
  *   readiness: sendto, on systemd's NOTIFY_SOCKET connected at startup
  *              only (READY=1 goes once the sandbox is in, STOPPING=1).
  *   time:      clock_gettime (the vDSO's fallback), nanosleep and friends.
@@ -406,6 +407,8 @@ static int allow_with_args(scmp_filter_ctx ctx, const struct laked_sandbox_cfg *
 		ret = allow_on_fd(ctx, SCMP_SYS(write), STDERR_FILENO);
 	if (!ret && cfg->ring_cq_fd > 2)
 		ret = allow_on_fd(ctx, SCMP_SYS(write), cfg->ring_cq_fd);
+	if (!ret && cfg->ring_watch_fd > 2)
+		ret = allow_on_fd(ctx, SCMP_SYS(write), cfg->ring_watch_fd);
 	return ret;
 }
 

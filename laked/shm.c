@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shared region (lake/shm_uapi.h). laked maps all of it once; copies
+ * The shared region (uapi/lake/shm.h). laked maps all of it once; copies
  * name their host buffers by offset into it (DESIGN.md, decision 4). On the
  * CUDA driver the pages are pinned with cuMemHostRegister, so the GPU copies
  * straight from them instead of through a staging buffer (decision 5).
@@ -16,7 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "daemon.h"
 #include "log.h"
 

@@ -40,8 +40,8 @@
  * queues, contexts, workers and stop flag), as worker_for() binds a
  * context; never p->lock then d->lock. A worker runs its records with
  * neither held, so a call that takes d->lock never waits behind the pool;
- * an idle worker runs the pool's idle function (the command ring's spin,
- * laked/ring.c) with neither held, before it sleeps;
+ * an idle worker runs the pool's idle function (the command ring's spin
+ * and watch, laked/ring.c) with neither held, before it sleeps;
  * functions that need a lock held assert it (lockcheck.h).
  */
 #define _GNU_SOURCE
@@ -75,7 +75,7 @@ struct laked_worker {
 	pthread_cond_t wake;		/* a job queued, or stop */
 	struct laked_job *head, **tail;
 	u32 queued;			/* jobs, refusals included */
-	bool pending;			/* atomic hint for an idle spin: a job came */
+	struct laked_idle idle;		/* for the pool's idle function */
 	unsigned int contexts;		/* bound to it */
 	struct laked_exec x;
 };
@@ -86,6 +86,7 @@ struct laked_pool {
 	pthread_mutex_t lock;		/* queues, quotas, contexts, workers[], stop */
 	bool stop;
 	laked_pool_idle_fn idle;	/* what an idle worker does before it sleeps */
+	laked_pool_wake_fn wake;	/* ends that function's wait */
 	void *idle_arg;
 	u32 queued_bytes;		/* of every queue */
 	struct laked_quota *quotas[LAKED_QUOTA_BUCKETS];
@@ -206,7 +207,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		if (!w->head && !p->stop && p->idle) {
 			pthread_mutex_unlock(&p->lock);
-			p->idle(p->idle_arg, &w->pending);
+			p->idle(p->idle_arg, &w->idle);
 			pthread_mutex_lock(&p->lock);
 		}
 		while (!w->head && !p->stop)
@@ -217,7 +218,7 @@ static void *worker_main(void *arg)
 		w->head = NULL;
 		w->tail = &w->head;
 		w->queued = 0;
-		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->idle.pending, false, __ATOMIC_RELAXED);
 		unaccount(p, jobs);
 		pthread_mutex_unlock(&p->lock);
 		run_jobs(w, jobs);
@@ -299,6 +300,16 @@ static struct laked_worker *worker_for(struct laked_pool *p, u64 ctx)
 	return w;
 }
 
+/* p->lock held: @w has a job, or must see the pool stop. */
+static void wake_worker(struct laked_pool *p, struct laked_worker *w)
+{
+	/* Pairs with the idle function: it stores watching, then reads pending. */
+	__atomic_store_n(&w->idle.pending, true, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->idle.watching, __ATOMIC_SEQ_CST))
+		p->wake(p->idle_arg);
+	pthread_cond_signal(&w->wake);
+}
+
 /* p->lock held: queue @j, counted in @q. */
 static void enqueue(struct laked_worker *w, struct laked_quota *q, struct laked_job *j)
 {
@@ -307,8 +318,7 @@ static void enqueue(struct laked_worker *w, struct laked_quota *q, struct laked_
 	*w->tail = j;
 	w->tail = &j->next;
 	w->queued++;
-	__atomic_store_n(&w->pending, true, __ATOMIC_RELAXED);
-	pthread_cond_signal(&w->wake);
+	wake_worker(w->pool, w);
 }
 
 static bool queue_record(void *arg, const struct lake_wire_req *req, const void *raw,
@@ -387,10 +397,12 @@ int laked_pool_create(struct laked_pool **out, struct laked *d, struct laked_rep
 	return 0;
 }
 
-void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn fn, void *arg)
+void laked_pool_set_idle(struct laked_pool *p, laked_pool_idle_fn idle, laked_pool_wake_fn wake,
+			 void *arg)
 {
 	pthread_mutex_lock(&p->lock);
-	p->idle = fn;
+	p->idle = idle;
+	p->wake = wake;
 	p->idle_arg = arg;
 	pthread_mutex_unlock(&p->lock);
 }
@@ -427,7 +439,7 @@ void laked_pool_destroy(struct laked_pool *p)
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
 	for (i = 0; i < p->nworkers; i++)
-		pthread_cond_signal(&p->workers[i]->wake);
+		wake_worker(p, p->workers[i]);
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nworkers; i++) {
 		w = p->workers[i];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lakectl's commands in the "lake" genl family (include/lake/genl.h): the
- * state that debugfs shows, as an ABI that works under lockdown too.
+ * lakectl's commands in the "lake" genl family (include/uapi/lake/genl.h):
+ * the state that debugfs shows, as an ABI that works under lockdown too.
  *
  * Reading is open to any user: counters, names and the daemon's pid tell
  * nothing that ps and lsmod do not. Changing a policy needs CAP_NET_ADMIN

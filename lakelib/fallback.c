@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel glue of the CPU-fallback policy (include/lake/fallback.h): a lock
- * and a debugfs directory around each policy core (policy_core.c), and the
- * list that lakelib walks to tell every policy about laked.
+ * and a debugfs directory around each policy core (common/policy_core.c),
+ * and the list that lakelib walks to tell every policy about laked.
  *
  * laked's state is pushed, not polled: netlink.c calls
  * lake_fallback_notify() when laked registers, goes, or reports its load,

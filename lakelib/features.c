@@ -2,9 +2,9 @@
 /*
  * Kernel glue of the feature registry (include/lake/features.h): an
  * irq-safe spinlock and a debugfs file around each registry core
- * (registry_core.c). The core allocates everything at create, so nothing
- * under the lock allocates or sleeps. The lock is raw: callers may be in
- * hard irq, where a spinlock_t would sleep on PREEMPT_RT.
+ * (common/registry_core.c). The core allocates everything at create, so
+ * nothing under the lock allocates or sleeps. The lock is raw: callers may
+ * be in hard irq, where a spinlock_t would sleep on PREEMPT_RT.
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 

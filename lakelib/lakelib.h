@@ -19,7 +19,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <lake/cuda.h>
-#include <lake/genl.h>
+#include <uapi/lake/genl.h>
 #include <lake/policy.h>
 #include <lake/wire.h>
 
@@ -139,13 +139,13 @@ const struct genl_family *lake_nl_family(void);
 
 /* ring.c: the command ring (uapi/lake/ring.h); queue_lock held where noted. */
 bool lake_ring_live(void);
-int lake_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off);	/* queue_lock */
+int lake_ring_start(u64 gen, int sq_fd, int cq_fd, int watch_fd, u64 *off);	/* queue_lock */
 void lake_ring_stop(void);					/* queue_lock */
 int lake_ring_send(u64 gen, const void *blob, u32 len, unsigned long deadline); /* queue_lock */
 void lake_ring_spin(struct completion *done);
 void lake_ring_exit(void);
 /* rpc.c: lake_ring_start() under queue_lock, for daemon @gen. */
-int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off);
+int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, int watch_fd, u64 *off);
 void lake_rpc_ring_stop(void);
 
 /* stats.c */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "lake" Generic Netlink family (include/lake/genl.h).
+ * The "lake" Generic Netlink family (include/uapi/lake/genl.h).
  *
  * laked registers once (REGISTER needs CAP_NET_ADMIN: GENL_ADMIN_PERM); the
  * socket that sent it is the daemon, held (sock_hold) until it closes (the
@@ -611,7 +611,7 @@ static int lake_nl_ring_setup(struct sk_buff *skb, struct genl_info *info)
 	ret = -EMSGSIZE;
 	if (!hdr)
 		goto err;
-	ret = lake_rpc_ring_start(lake_nl_gen(), req.sq_fd, req.cq_fd, &off);
+	ret = lake_rpc_ring_start(lake_nl_gen(), req.sq_fd, req.cq_fd, req.watch_fd, &off);
 	if (ret) {
 		pr_warn("ring setup refused: %d; calls stay on Generic Netlink\n", ret);
 		GENL_SET_ERR_MSG(info, "no ring: bad eventfds, no region memory, or a ring exists");

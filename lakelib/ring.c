@@ -2,9 +2,10 @@
 /*
  * The kernel's end of the command ring (uapi/lake/ring.h has the contract).
  *
- * laked asks for a ring with LAKE_CMD_RING_SETUP, naming two eventfds: one
- * it sleeps on (the kernel signals it after a put that finds laked's
- * consumer asleep) and one it writes after a put that finds the kernel's
+ * laked asks for a ring with LAKE_CMD_RING_SETUP, naming three eventfds:
+ * two it sleeps on (the kernel signals one after a put that finds laked's
+ * consumer asleep: the watch one while laked says a worker watches, else
+ * the main thread's) and one it writes after a put that finds the kernel's
  * consumer asleep. The ring's memory comes from lakeshm, so laked sees it
  * through its mapping of the region. From then on every CALL blob goes in a
  * submission slot instead of a message (rpc.c's flush, under queue_lock:
@@ -28,7 +29,7 @@
  *
  * Lock order: queue_lock (rpc.c), then the cq eventfd's wait-queue lock,
  * then reap_lock, then the sq eventfd's (a spinner's last kick), then
- * rpc.c's inflight_lock. The two eventfds must differ (lake_ring_start).
+ * rpc.c's inflight_lock. The three eventfds must differ (lake_ring_start).
  */
 #define pr_fmt(fmt) "lakelib: " fmt
 
@@ -65,7 +66,7 @@ static struct {
 	void *base;		/* in the region */
 	u64 off;
 	struct lake_ring sq, cq;	/* sq: under queue_lock; cq: under reap_lock */
-	struct eventfd_ctx *sq_efd, *cq_efd;
+	struct eventfd_ctx *sq_efd, *cq_efd, *watch_efd;
 	wait_queue_entry_t cq_wait;
 	poll_table pt;
 	unsigned int spinners;	/* under reap_lock */
@@ -164,21 +165,23 @@ void lake_ring_stop(void)
 	eventfd_ctx_remove_wait_queue(ring.cq_efd, &ring.cq_wait, &cnt);
 	eventfd_ctx_put(ring.cq_efd);
 	eventfd_ctx_put(ring.sq_efd);
+	eventfd_ctx_put(ring.watch_efd);
 	wake_up_all(&space_wq);
 	/* The daemon's mappings are revoked or gone: nothing writes it now. */
 	lake_shm_free(ring.base);
 	ring.base = NULL;
 	ring.sq_efd = NULL;
 	ring.cq_efd = NULL;
+	ring.watch_efd = NULL;
 }
 
 /*
- * queue_lock held, daemon @gen registered: set a ring up on eventfds @sq_fd
- * and @cq_fd of the calling laked; its offset in the region in *@off.
+ * queue_lock held, daemon @gen registered: set a ring up on eventfds @sq_fd,
+ * @cq_fd and @watch_fd of the calling laked; its offset in the region in *@off.
  */
-int lake_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
+int lake_ring_start(u64 gen, int sq_fd, int cq_fd, int watch_fd, u64 *off)
 {
-	struct eventfd_ctx *sq, *cq;
+	struct eventfd_ctx *sq, *cq, *watch;
 	struct file *file;
 	unsigned long flags;
 	void *base;
@@ -189,18 +192,26 @@ int lake_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
 	sq = eventfd_ctx_fdget(sq_fd);
 	if (IS_ERR(sq))
 		return PTR_ERR(sq);
+	watch = eventfd_ctx_fdget(watch_fd);
+	if (IS_ERR(watch)) {
+		ret = PTR_ERR(watch);
+		goto err_sq;
+	}
 	file = fget(cq_fd);
 	ret = -EBADF;
 	if (!file)
-		goto err_sq;
+		goto err_watch;
 	cq = eventfd_ctx_fileget(file);
 	if (IS_ERR(cq)) {
 		ret = PTR_ERR(cq);
 		goto err_file;
 	}
-	/* One eventfd for both would make the kernel's wakeup recurse into its own callback. */
+	/*
+	 * The kernel's eventfd as one of laked's would make its wakeup recurse
+	 * into its own callback; the watch as the main thread's would wake both.
+	 */
 	ret = -EINVAL;
-	if (cq == sq)
+	if (cq == sq || cq == watch || sq == watch)
 		goto err_cq;
 	base = lake_shm_alloc_aligned(LAKE_RING_BYTES, PAGE_SIZE);
 	ret = -ENOMEM;
@@ -216,6 +227,7 @@ int lake_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
 	ring.base = base;
 	ring.sq_efd = sq;
 	ring.cq_efd = cq;
+	ring.watch_efd = watch;
 	ring.gen = gen;
 	ring.spinners = 0;
 	init_waitqueue_func_entry(&ring.cq_wait, cq_wake);
@@ -233,6 +245,8 @@ err_cq:
 	eventfd_ctx_put(cq);
 err_file:
 	fput(file);
+err_watch:
+	eventfd_ctx_put(watch);
 err_sq:
 	eventfd_ctx_put(sq);
 	return ret;
@@ -290,9 +304,28 @@ int lake_ring_send(u64 gen, const void *blob, u32 len, unsigned long deadline)
 	atomic64_inc(&lake_stats.ring_submissions);
 	if (lake_ring_consumer_sleeps(&ring.sq)) {
 		atomic64_inc(&lake_stats.ring_kicks);
-		lake_eventfd_signal(ring.sq_efd);
+		/* A hint from laked: a wrong one costs a wakeup or the spin's kick. */
+		lake_eventfd_signal(lake_ring_consumer_watched(&ring.sq) ? ring.watch_efd :
+									    ring.sq_efd);
 	}
 	return 0;
+}
+
+/*
+ * reap_lock held, @done's caller about to sleep: laked has not even taken
+ * every call, yet its consumer looked awake at the put (so nothing was
+ * signalled): that consumer is a worker busy with a long job of its own.
+ * Wake laked's main thread, which takes the rest.
+ */
+static void kick_untaken(struct completion *done)
+{
+	lockdep_assert_held(&reap_lock);
+	if (!completion_done(done) && ring.live &&
+	    lake_read_once(ring.sq.dir->head) != READ_ONCE(ring.sq.pos) &&
+	    !lake_ring_consumer_sleeps(&ring.sq)) {
+		atomic64_inc(&lake_stats.ring_kicks);
+		lake_eventfd_signal(ring.sq_efd);
+	}
 }
 
 /*
@@ -303,7 +336,9 @@ int lake_ring_send(u64 gen, const void *blob, u32 len, unsigned long deadline)
  * While any caller spins the kernel's consumer is awake (laked then skips
  * the eventfd write); the last one to stop marks it asleep and reaps once
  * more, for a reply put before laked saw that. A reply that comes while
- * the caller spins is what keeps both sides awake from call to call.
+ * the caller spins is what keeps both sides awake from call to call. A
+ * caller that does not spin with another CPU online (ring_spin_us 0, or
+ * spins missing) still wakes laked if its call sits untaken (kick_untaken).
  */
 void lake_ring_spin(struct completion *done)
 {
@@ -311,11 +346,16 @@ void lake_ring_spin(struct completion *done)
 	unsigned long flags;
 	int misses;
 
-	if (!budget || num_online_cpus() < 2 || !READ_ONCE(ring.live))
+	if (num_online_cpus() < 2 || !READ_ONCE(ring.live))
 		return;
 	misses = atomic_read(&spin_misses);
-	if (misses >= SPIN_MISSES_MAX && atomic_inc_return(&spin_misses) % SPIN_PROBE)
+	if (!budget ||
+	    (misses >= SPIN_MISSES_MAX && atomic_inc_return(&spin_misses) % SPIN_PROBE)) {
+		spin_lock_irqsave(&reap_lock, flags);
+		kick_untaken(done);
+		spin_unlock_irqrestore(&reap_lock, flags);
 		return;
+	}
 	spin_lock_irqsave(&reap_lock, flags);
 	if (!ring.live) {
 		spin_unlock_irqrestore(&reap_lock, flags);
@@ -340,15 +380,7 @@ void lake_ring_spin(struct completion *done)
 	if (ring.spinners && !--ring.spinners && ring.live)
 		lake_ring_sleeping(&ring.cq, true);
 	reap_locked();
-	/*
-	 * Still waiting, and laked has not even taken every call: the consumer
-	 * that looked awake is busy with a long job. Wake laked's main thread.
-	 */
-	if (!completion_done(done) && ring.live &&
-	    lake_read_once(ring.sq.dir->head) != READ_ONCE(ring.sq.pos)) {
-		atomic64_inc(&lake_stats.ring_kicks);
-		lake_eventfd_signal(ring.sq_efd);
-	}
+	kick_untaken(done);
 	spin_unlock_irqrestore(&reap_lock, flags);
 	if (completion_done(done)) {
 		atomic64_inc(&lake_stats.ring_spin_hits);

@@ -414,7 +414,7 @@ void lake_rpc_daemon_gone(void)
 	queue_unlock();
 }
 
-int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
+int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, int watch_fd, u64 *off)
 {
 	int ret = queue_lock_until(jiffies + msecs_to_jiffies(lake_timeout_ms));
 
@@ -423,7 +423,7 @@ int lake_rpc_ring_start(u64 gen, int sq_fd, int cq_fd, u64 *off)
 	/* Flushed as messages first: what was queued before goes before what follows. */
 	ret = flush_locked(jiffies + msecs_to_jiffies(lake_timeout_ms), &gen);
 	if (!ret)
-		ret = gen && lake_nl_gen() == gen ? lake_ring_start(gen, sq_fd, cq_fd, off) :
+		ret = gen && lake_nl_gen() == gen ? lake_ring_start(gen, sq_fd, cq_fd, watch_fd, off) :
 		      -ENOTCONN;
 	queue_unlock();
 	return ret;

@@ -20,7 +20,7 @@
  * order, so the chunks land in order, and each record carries LAKE_WIRE_REQ_F_STAGED:
  * by its reply laked no longer reads or writes the chunk (an async
  * host-to-device chunk is staged or finished, an async device-to-host one
- * has landed, lake/wire.h). A chunk goes back to the pool only after its
+ * has landed, uapi/lake/wire.h). A chunk goes back to the pool only after its
  * reply, its failure, or a fence (rpc.c), when laked can no longer reach
  * it. So an async copy from pageable memory has staged its data when it
  * returns and the caller may reuse its buffer, and an async copy to one

@@ -22,7 +22,7 @@
 #include <linux/vmalloc.h>
 #include <lake/compat.h>
 #include <lake/shm.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "lakeshm.h"
 
 static DEFINE_SPINLOCK(map_lock);

@@ -15,7 +15,7 @@
 #include <linux/seq_file.h>
 #include <linux/vmalloc.h>
 #include <lake/shm.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "lakeshm.h"
 
 static unsigned int size_mib = 64;

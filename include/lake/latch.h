@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Async error latching (lakelib/latch_core.c, used by rpc.c): CUDA reports
+ * Async error latching (common/latch_core.c, used by rpc.c): CUDA reports
  * an async call's error at the next synchronizing call on its stream, or on
  * any stream of its context for a context-wide one. The latch keeps the
  * first error per (context, stream), stream 0 being the NULL stream; later

@@ -30,6 +30,8 @@ void lake_ring_init(struct lake_ring *r, void *base, bool sq);
 int lake_ring_put(struct lake_ring *r, const void *data, u32 len);
 /* Producer, after a put: must the consumer be woken? (full barrier first) */
 bool lake_ring_consumer_sleeps(struct lake_ring *r);
+/* Producer, once consumer_sleeps said yes: on the watch eventfd? */
+bool lake_ring_consumer_watched(struct lake_ring *r);
 /* Producer, ring full: flag it (full barrier after); then check again. */
 void lake_ring_want_space(struct lake_ring *r, bool want);
 
@@ -45,5 +47,7 @@ bool lake_ring_pending(struct lake_ring *r);
 bool lake_ring_producer_waits(struct lake_ring *r);
 /* Consumer: set or clear LAKE_RING_SLEEPING, with a full barrier after. */
 void lake_ring_sleeping(struct lake_ring *r, bool sleeping);
+/* Consumer: set cons_flags (LAKE_RING_SLEEPING, LAKE_RING_WATCHED), full barrier after. */
+void lake_ring_cons_flags(struct lake_ring *r, u32 flags);
 
 #endif /* LAKE_RING_H */

@@ -5,6 +5,6 @@ FUZZERS += dispatch
 FUZZ_SRCS_dispatch = $(LAKED_CORE_SRCS)
 
 # Seeds in tests/fuzz/corpus/dispatch/ are encoder output; to regenerate them:
-#   cc -std=gnu11 -Iinclude -I. tests/fuzz/gen_dispatch_corpus.c lakelib/wire.c \
-#      lakelib/wire_api.c -o build/gen_dispatch_corpus &&
+#   cc -std=gnu11 -Iinclude -I. tests/fuzz/gen_dispatch_corpus.c common/wire.c \
+#      common/wire_api.c -o build/gen_dispatch_corpus &&
 #   build/gen_dispatch_corpus tests/fuzz/corpus/dispatch

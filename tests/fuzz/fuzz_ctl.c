@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <lake/port.h>
 
 #define main lakectl_main
 #include "lakectl/lakectl.c"

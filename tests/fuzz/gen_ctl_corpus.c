@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
-#include <lake/genl.h>
+#include <lake/port.h>
+#include <uapi/lake/genl.h>
 
 #define FAMILY	0x20
 

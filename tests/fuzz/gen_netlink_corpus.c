@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
-#include <lake/genl.h>
+#include <lake/port.h>
+#include <uapi/lake/genl.h>
 
 #define FAMILY	0x1c	/* as in fuzz_netlink.c */
 

@@ -1,5 +1,6 @@
 # tests/gpu/run builds this on a machine with a GPU; it links no CUDA library.
-$(BUILD)/gpu/gpu_check: tests/gpu/gpu_check.c $(LAKED_CORE_SRCS) $(wildcard laked/*.h include/lake/*.h)
+$(BUILD)/gpu/gpu_check: tests/gpu/gpu_check.c $(LAKED_CORE_SRCS) \
+		$(wildcard laked/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread
 
@@ -11,5 +12,5 @@ $(BUILD)/gpu/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h) inc
 	$(CC) $(HOST_CFLAGS) -O2 $(LINNOS_SIMD_$*) -c $< -o $@
 
 $(BUILD)/gpu/linnos_curve: tests/gpu/linnos_curve.c $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) \
-		$(wildcard laked/*.h examples/linnos/*.h include/lake/*.h)
+		$(wildcard laked/*.h examples/linnos/*.h include/lake/*.h include/uapi/lake/*.h)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread

@@ -3,11 +3,11 @@
 # HOST_KERNELS, BUILD). The tests find kernels in $LAKE_KERNEL_DIR, default
 # build/kernels, so they need $(HOST_KERNELS) built first.
 
-# The host device reuses lakeshm's allocator and lakelib's error table.
+# The host device reuses lakeshm's allocator and common/'s error table.
 LAKED_HOST_SRCS := laked/host/ctx.c laked/host/device.c laked/host/errors.c \
 	laked/host/event.c laked/host/handle.c laked/host/mem.c laked/host/module.c \
 	laked/host/pool.c laked/host/stream.c \
-	lakelib/cu_errors.c lakeshm/alloc.c lakeshm/avl.c lakeshm/index.c
+	common/cu_errors.c lakeshm/alloc.c lakeshm/avl.c lakeshm/index.c
 LAKED_DRIVER_SRCS := $(LAKED_HOST_SRCS) laked/driver.c laked/cuda.c laked/nvml.c
 
 UNIT_TESTS += hostdev hostdev_exec hostdev_stream cuda_drv cuda_h

@@ -1,4 +1,4 @@
 # Host unit tests of the policy and registry cores (see tests/unit/test_*.c).
 UNIT_TESTS += policy registry
-UNIT_SRCS_policy := lakelib/policy_core.c
-UNIT_SRCS_registry := lakelib/registry_core.c
+UNIT_SRCS_policy := common/policy_core.c
+UNIT_SRCS_registry := common/registry_core.c

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the async error latch (lakelib/latch_core.c): errors are
+ * Host tests of the async error latch (common/latch_core.c): errors are
  * kept per (context, stream), the NULL stream being one of them; a stream's
  * take sees its own errors only, a context-wide take every stream of that
  * context; the first error on a stream is the one reported, and once; no

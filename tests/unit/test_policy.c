@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host tests of the CPU fallback policy core (lakelib/policy_core.c). */
+/* Host tests of the CPU fallback policy core (common/policy_core.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

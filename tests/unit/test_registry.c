@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host tests of the feature registry core (lakelib/registry_core.c). */
+/* Host tests of the feature registry core (common/registry_core.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

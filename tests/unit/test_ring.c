@@ -177,6 +177,12 @@ static void test_flags(void **state)
 	assert_true(lake_ring_consumer_sleeps(&P));
 	lake_ring_sleeping(&C, false);
 	assert_false(lake_ring_consumer_sleeps(&P));
+	lake_ring_cons_flags(&C, LAKE_RING_SLEEPING | LAKE_RING_WATCHED);
+	assert_true(lake_ring_consumer_sleeps(&P));
+	assert_true(lake_ring_consumer_watched(&P));
+	lake_ring_cons_flags(&C, LAKE_RING_SLEEPING);
+	assert_false(lake_ring_consumer_watched(&P));
+	lake_ring_sleeping(&C, false);
 	assert_false(lake_ring_producer_waits(&C));
 	lake_ring_want_space(&P, true);
 	assert_true(lake_ring_producer_waits(&C));

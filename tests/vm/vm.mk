@@ -2,21 +2,21 @@
 GUEST_PROGS += shm_test shm_peek memcpy_bench netns_release
 GUEST_BINS += $(BUILD)/guest/genl_probe
 
-$(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h include/lake/genl.h
+$(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h include/uapi/lake/genl.h
 	@mkdir -p $(@D)
 	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< -o $@ $(shell pkg-config --libs libnl-genl-3.0)
 
 GUEST_BINS += $(BUILD)/guest/portid_spin
-$(BUILD)/guest/portid_spin: tests/vm/progs/portid_spin.c tests/vm/progs/vmtest.h include/lake/genl.h
+$(BUILD)/guest/portid_spin: tests/vm/progs/portid_spin.c tests/vm/progs/vmtest.h include/uapi/lake/genl.h
 	@mkdir -p $(@D)
 	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< -o $@ $(shell pkg-config --libs libnl-genl-3.0)
 
 # The in-guest fuzzer encodes and decodes records with the wire codec itself.
 GUEST_BINS += $(BUILD)/guest/genl_fuzz
-$(BUILD)/guest/genl_fuzz: tests/vm/progs/genl_fuzz.c tests/vm/progs/vmtest.h lakelib/wire.c \
-		lakelib/wire_api.c common/ring.c $(wildcard include/lake/*.h include/uapi/lake/*.h)
+$(BUILD)/guest/genl_fuzz: tests/vm/progs/genl_fuzz.c tests/vm/progs/vmtest.h common/wire.c \
+		common/wire_api.c common/ring.c $(wildcard include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
-	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< lakelib/wire.c lakelib/wire_api.c common/ring.c -o $@ \
+	$(CC) -O2 $(HOST_CFLAGS) $(NL_CFLAGS) $< common/wire.c common/wire_api.c common/ring.c -o $@ \
 		$(shell pkg-config --libs libnl-genl-3.0)
 
 # make fuzz-guest: the gfuzz case's long run (tests/vm/cases/27-gfuzz.sh), one

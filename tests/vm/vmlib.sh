@@ -84,6 +84,17 @@ wait_for() {
 	"$@"
 }
 
+# stop_task PID: SIGSTOP, back once every thread of PID is stopped (kill
+# returns while a thread running on another CPU may still take a call).
+all_stopped() {
+	for _s in /proc/$1/task/*/status; do
+		grep -q '^State:.T' "$_s" || return 1
+	done
+}
+stop_task() {
+	kill -STOP "$1" && wait_for 5 all_stopped "$1"
+}
+
 # Counters of lakelib and lakeshm by name, and whether a laked is registered.
 stat_of() { grep "^$1 " /sys/kernel/debug/lake/lakelib_stats | cut -d' ' -f2; }
 shm_of() { grep "^$1 " /sys/kernel/debug/lake/shm_stats | cut -d' ' -f2; }

@@ -31,12 +31,17 @@
  *  - Sleeping: a consumer sets LAKE_RING_SLEEPING in cons_flags, full
  *    barrier, looks at tail once more, and sleeps only if it did not move;
  *    a producer stores tail, full barrier, and wakes the consumer if it
- *    sees LAKE_RING_SLEEPING. One of the two sees the other's store.
+ *    sees LAKE_RING_SLEEPING. One of the two sees the other's store. The
+ *    same pair guards LAKE_RING_WATCHED, on the way in and on the way out
+ *    (lake_ring_cons_flags(), lake_ring_consumer_watched()).
  *  - Space: a producer finding the ring full sets LAKE_RING_WANT_SPACE in
  *    prod_flags, full barrier, looks at head again; a consumer stores head,
  *    full barrier, and wakes the producer if it sees the flag.
- * Wakeups: the kernel signals laked's eventfd (LAKE_A_RING_SQ_FD); laked
- * writes the kernel's (LAKE_A_RING_CQ_FD), whose wait-queue callback reaps.
+ * Wakeups: the kernel signals laked's eventfd (lake_genl_ring.sq_fd, the
+ * main thread's), or its watch eventfd (watch_fd, a worker's) while
+ * LAKE_RING_WATCHED is set: the worker that will run the call wakes, not a
+ * thread that would hand it over. laked writes the kernel's (cq_fd), whose
+ * wait-queue callback reaps.
  *
  * Trust: the kernel keeps its own copy of the indices it writes and never
  * reads them back; it copies a slot out of the ring before validating it,
@@ -50,7 +55,7 @@
 
 #include <linux/types.h>
 
-#define LAKE_RING_VERSION	1
+#define LAKE_RING_VERSION	2
 #define LAKE_RING_ENTRIES	16	/* slots per direction; a power of two */
 #define LAKE_RING_DATA_MAX	16384	/* = LAKE_GENL_RECORDS_MAX */
 #define LAKE_RING_SLOT_HDR	64
@@ -60,6 +65,7 @@
 
 /* cons_flags */
 #define LAKE_RING_SLEEPING	(1U << 0)	/* wake me after a put */
+#define LAKE_RING_WATCHED	(1U << 1)	/* ... on the watch eventfd */
 /* prod_flags */
 #define LAKE_RING_WANT_SPACE	(1U << 0)	/* wake me after a take */
 

@@ -105,7 +105,7 @@ check cuda.serves_after_netns_release run basic
 # A stopped daemon: the call times out, and laked is fenced (killed).
 echo 1000 > /sys/module/lakelib/parameters/timeout_ms
 ctl $ctl "hold 1" > /dev/null
-kill -STOP $pid
+stop_task $pid
 ctl $ctl go > /dev/null
 check cuda.timeout_waited wait_for 20 all_returned
 check cuda.timeout_returns results_all 909 2500
@@ -123,7 +123,7 @@ check cuda.laked_back_after_fence start_laked
 run stale_save
 echo 20000 > /sys/module/lakelib/parameters/timeout_ms
 ctl $ctl "hold 4" > /dev/null
-kill -STOP $pid
+stop_task $pid
 ctl $ctl go > /dev/null
 check cuda.kill9_calls_waiting wait_for 20 stat_ge in_flight 4
 kill -9 $pid

@@ -44,7 +44,7 @@ run latch_destroy
 check rpc.latch_empty_after_destroy sh -c "[ $(stat_of latched) = 0 ]"
 
 # A timeout fences laked: the late copy cannot land, and laked comes back.
-kill -STOP $pid
+stop_task $pid
 run late_dtoh
 kill -CONT $pid
 sleep 1
@@ -62,7 +62,7 @@ kill -TERM $pid
 wait $pid
 check rpc.laked_tiny_rcvbuf start_laked --test-rcvbuf=1
 echo reset > $calls
-kill -STOP $pid
+stop_task $pid
 pids=
 for i in 1 2 3 4 5 6; do
 	echo init > $calls &
@@ -119,7 +119,7 @@ killed=$(stat_of killed)
 portid=$(stat_of daemon_portid)
 stray=$(stat_of stray_replies)
 stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
-kill -STOP $pid
+stop_task $pid
 echo sync > $calls &
 victim=$!
 check rpc.killed_rangefree_in_flight wait_for 20 stat_ge in_flight 1
@@ -133,7 +133,7 @@ check rpc.killed_rangefree_no_fence sh -c "[ $(stat_of fences) = $fences ]"
 check rpc.killed_rangefree_laked_alive kill -0 $pid
 check rpc.killed_rangefree_same_portid sh -c "[ $(stat_of daemon_portid) = $portid ]"
 run ctx_works
-kill -STOP $pid
+stop_task $pid
 echo dtoh > $calls &
 victim=$!
 check rpc.killed_shm_in_flight wait_for 20 stat_ge in_flight 1

@@ -95,7 +95,7 @@ check policy.mode_auto_again grep -qx auto $pol/mode
 trips=$(pol_of trips)
 reruns=$(ctl_of gpu_reruns)
 echo gpu > $pol/mode
-kill -STOP $pid
+stop_task $pid
 check policy.stopped_laked_batch_waits wait_for 20 stat_gt in_flight 0
 cpu=$(ctl_of done_cpu)
 check policy.stopped_laked_trips wait_for 20 pol_gt trips "$trips"

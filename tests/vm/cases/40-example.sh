@@ -55,7 +55,7 @@ check example.reason_forced_gpu grep -qx 'last_reason forced_gpu' $ex
 # the few moments this takes, so a call that ends in one was not freed by
 # laked's death.
 timeouts=$(stat_of timeouts)
-kill -STOP $pid
+stop_task $pid
 echo "run 2000" > $ex &
 writer=$!
 check example.gpu_batch_waits wait_for 20 in_flight

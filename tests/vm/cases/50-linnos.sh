@@ -168,7 +168,7 @@ fio_pid=$!
 check linnos.gpu_batches_run wait_gpu
 # Forced to the GPU side, the CPU predicts only after a GPU failure.
 cpu_before=$(st_of cpu_inferences)
-kill -STOP $pid
+stop_task $pid
 sleep 0.3
 kill -9 $pid
 check linnos.kill9_fio_still_running kill -0 $fio_pid

@@ -80,7 +80,7 @@ dmsetup message lg 0 reset
 fio_reads 15 /tmp/fio.stop &
 fio_pid=$!
 check lgpu.gpu_side_runs until_ms $(($(ms_now) + 30000)) st_gt gpu_inferences 0
-kill -STOP $pid
+stop_task $pid
 t_stop=$(ms_now)
 cpu0=$(st_of cpu_inferences)
 # Table, status and a swap: all return while laked stays stopped. A
@@ -126,7 +126,7 @@ dmsetup message lg 0 reset
 fio_reads 8 /tmp/fio.kill &
 fio_pid=$!
 check lgpu.kill_gpu_runs until_ms $(($(ms_now) + 30000)) st_gt gpu_inferences 0
-kill -STOP $pid
+stop_task $pid
 sleep 0.3
 kill -9 $pid
 wait $pid 2> /dev/null

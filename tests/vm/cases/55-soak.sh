@@ -82,7 +82,7 @@ while read -r serve kind down; do
 	0) kill -9 $pid; kill9=$((kill9 + 1)) ;;
 	1) kill -TERM $pid; term=$((term + 1)) ;;
 	*)	# Stopped past timeout_ms: the calls time out and lakelib fences it.
-		kill -STOP $pid
+		stop_task $pid
 		stop=$((stop + 1))
 		wait_for 20 unregistered || { fail soak.stopped_laked_fenced; kill -9 $pid; }
 		kill -CONT $pid 2> /dev/null ;;

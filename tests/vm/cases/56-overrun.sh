@@ -45,7 +45,7 @@ check overrun.serving burst_is 8 0 0 0
 # Stopped for a second (under timeout_ms) while the calls are made: the
 # sends pile up on a full socket.
 seen=$(stat_of send_retries)
-kill -STOP $pid
+stop_task $pid
 burst_start
 sleep 1
 kill -CONT $pid
@@ -58,7 +58,7 @@ burst
 check overrun.serving_after burst_is 8 0 0 0
 
 # Stopped past timeout_ms: every call fails within the bound, laked is fenced.
-kill -STOP $pid
+stop_task $pid
 burst_start
 check overrun.fenced_unregistered wait_for 20 unregistered
 kill -CONT $pid 2> /dev/null
@@ -89,7 +89,7 @@ burst	# the first on a new laked meets the old one's context, and makes a new on
 burst
 check overrun.ring_serving burst_is 8 0 0 0
 fences=$(stat_of fences)
-kill -STOP $pid
+stop_task $pid
 ctl_checks $ctl "burst 16 4 $BOUND"
 sleep 1
 kill -CONT $pid

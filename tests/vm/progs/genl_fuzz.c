@@ -38,9 +38,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <lake/genl.h>
+#include <uapi/lake/genl.h>
+#include <uapi/lake/shm.h>
 #include <lake/ring.h>
-#include <lake/shm_uapi.h>
 #include <lake/wire.h>
 #include "vmtest.h"
 
@@ -241,7 +241,8 @@ static void shaped(struct msg *m, int cmd)
 		/* fds of this process, or none: never two eventfds */
 		n = (uint32_t)v;
 		put_attr(m, LAKE_A_RING, &(struct lake_genl_ring){ .sq_fd = (int32_t)(n % 8) - 1,
-								    .cq_fd = (int32_t)(n >> 8) },
+								    .cq_fd = (int32_t)(n >> 8),
+								    .watch_fd = (int32_t)(n >> 16) },
 			 below(6) ? sizeof(struct lake_genl_ring) : below(16));
 		break;
 	case LAKE_CMD_POLICY_GET:
@@ -342,7 +343,7 @@ static int daemon_fd;	/* daemon mode: calls arrive on the same socket */
 /* daemon-ring mode: the command ring, as a compromised laked holds it. */
 static struct {
 	bool on, answered;
-	int sq_fd, cq_fd;
+	int sq_fd, cq_fd, watch_fd;
 	u64 off;
 	struct lake_ring sq, cq;
 } ring;
@@ -798,11 +799,13 @@ static int ring_setup(void)
 	close(fd);
 	ring.sq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ring.cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (map == MAP_FAILED || ring.sq_fd < 0 || ring.cq_fd < 0) {
+	ring.watch_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (map == MAP_FAILED || ring.sq_fd < 0 || ring.cq_fd < 0 || ring.watch_fd < 0) {
 		perror("genl_fuzz: ring");
 		return 2;
 	}
-	req = (struct lake_genl_ring){ .sq_fd = ring.sq_fd, .cq_fd = ring.cq_fd };
+	req = (struct lake_genl_ring){ .sq_fd = ring.sq_fd, .cq_fd = ring.cq_fd,
+				       .watch_fd = ring.watch_fd };
 	put_hdr(&m, LAKE_CMD_RING_SETUP, 0);
 	put_attr(&m, LAKE_A_RING, &req, sizeof(req));
 	finish(&m);
@@ -827,6 +830,8 @@ static bool ring_take(void)
 
 	if (read(ring.sq_fd, &cnt, sizeof(cnt)) < 0)
 		cnt = 0;
+	if (read(ring.watch_fd, &cnt, sizeof(cnt)) < 0)
+		cnt = 0;
 	while (lake_ring_take(&ring.sq, blob, sizeof(blob), &len) > 0) {
 		queue_call(blob, len);
 		any = true;
@@ -837,7 +842,7 @@ static bool ring_take(void)
 static int fake_daemon(unsigned long count, bool use_ring)
 {
 	struct lake_genl_load load = { .period_ms = 10 };
-	struct pollfd p[2];
+	struct pollfd p[3];
 	double t0 = now();
 	struct msg m;
 	int n;
@@ -855,6 +860,8 @@ static int fake_daemon(unsigned long count, bool use_ring)
 		return 2;
 	p[1].fd = ring.on ? ring.sq_fd : -1;
 	p[1].events = POLLIN;
+	p[2].fd = ring.on ? ring.watch_fd : -1;
+	p[2].events = POLLIN;
 	printf("LAKE_GFUZZ_REGISTERED\n");
 	fflush(stdout);
 	while (!stop && t.sent[K_RANDOM] + t.sent[K_SHAPED] + t.sent[K_MUTATED] +
@@ -871,13 +878,15 @@ static int fake_daemon(unsigned long count, bool use_ring)
 		}
 		if (ring.on && ring_take())
 			continue;
+		/* Asleep, on either eventfd: the watch hint is the daemon's to give. */
 		if (ring.on)
-			lake_ring_sleeping(&ring.sq, true);
+			lake_ring_cons_flags(&ring.sq, LAKE_RING_SLEEPING |
+						       (below(2) ? LAKE_RING_WATCHED : 0));
 		if (ring.on && lake_ring_pending(&ring.sq)) {
 			lake_ring_sleeping(&ring.sq, false);
 			continue;
 		}
-		n = poll(p, ring.on ? 2 : 1, 20);
+		n = poll(p, ring.on ? 3 : 1, 20);
 		if (ring.on)
 			lake_ring_sleeping(&ring.sq, false);
 		if (n > 0 && p[0].revents) {

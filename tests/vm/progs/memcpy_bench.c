@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <sys/mman.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "vmtest.h"
 
 #define CONGRUENT_APART	(16 << 20)

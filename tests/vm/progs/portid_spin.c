@@ -19,7 +19,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
-#include <lake/genl.h>
+#include <uapi/lake/genl.h>
 #include "vmtest.h"
 
 static double now(void)

@@ -2,7 +2,7 @@
 /* shm_peek OFF LEN: map /dev/lake_shm as laked does and hex-dump a buffer. */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "vmtest.h"
 
 int main(int argc, char **argv)

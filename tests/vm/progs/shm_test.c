@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <lake/shm_uapi.h>
+#include <uapi/lake/shm.h>
 #include "vmtest.h"
 
 #define CTL	"/sys/kernel/debug/lake/shm_selftest"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Encoder and validating iterator for the records of lake/wire.h. The same
- * object runs in lakelib.ko, in laked, in the host tests and in the fuzzer:
- * it allocates nothing and reads only inside the buffers it is given.
+ * Encoder and validating iterator for the records of uapi/lake/wire.h. The
+ * same object runs in lakelib.ko, in laked, in the host tests and in the
+ * fuzzer: it allocates nothing and reads only inside the buffers it is given.
  *
  * Validation happens on a decoded view (struct lake_wire_req/rep), so the
  * encoder and the iterator share it: an encoder that accepts a view produces

@@ -4,8 +4,8 @@
  * (MAP_SHARED, read/write, never exec); LAKE_SHM_IOC_INFO tells its size.
  * Buffers inside the region are named by their offset from its start.
  */
-#ifndef LAKE_SHM_UAPI_H
-#define LAKE_SHM_UAPI_H
+#ifndef LAKE_UAPI_SHM_H
+#define LAKE_UAPI_SHM_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
@@ -21,4 +21,4 @@ struct lake_shm_info {
 
 #define LAKE_SHM_IOC_INFO	_IOR('L', 0x01, struct lake_shm_info)
 
-#endif /* LAKE_SHM_UAPI_H */
+#endif /* LAKE_UAPI_SHM_H */

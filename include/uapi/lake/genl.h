@@ -2,15 +2,16 @@
 /*
  * The "lake" Generic Netlink family: the commands and attributes that lakelib
  * and laked exchange. The call and reply records inside LAKE_A_RECORDS are
- * described in lake/wire.h. Every size that bounds an attribute is a #define
- * here so that the kernel policy and the daemon's checks use the same number.
+ * described in uapi/lake/wire.h. Every size that bounds an attribute is a
+ * #define here so that the kernel policy and the daemon's checks use the
+ * same number.
  *
  * All integers are in host byte order: both ends run on the same machine.
  */
-#ifndef LAKE_GENL_H
-#define LAKE_GENL_H
+#ifndef LAKE_UAPI_GENL_H
+#define LAKE_UAPI_GENL_H
 
-#include <lake/port.h>
+#include <linux/types.h>
 
 #define LAKE_GENL_NAME		"lake"
 #define LAKE_GENL_VERSION	1
@@ -186,14 +187,14 @@ enum lake_feature_attr {
  * Policy: NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_load)).
  */
 struct lake_genl_load {
-	u32 flags;		/* LAKE_LOAD_F_* */
-	u32 util_pct;		/* compute busy time, 0..100 */
-	u32 procs;		/* compute processes on the device, laked included */
-	u32 period_ms;		/* length of the sampling period, > 0 */
-	u64 mem_used;		/* bytes */
-	u64 mem_total;		/* bytes */
-	u32 queued;		/* host device: async operations not yet finished */
-	u32 pad;
+	__u32 flags;		/* LAKE_LOAD_F_* */
+	__u32 util_pct;		/* compute busy time, 0..100 */
+	__u32 procs;		/* compute processes on the device, laked included */
+	__u32 period_ms;	/* length of the sampling period, > 0 */
+	__u64 mem_used;		/* bytes */
+	__u64 mem_total;	/* bytes */
+	__u32 queued;		/* host device: async operations not yet finished */
+	__u32 pad;
 };
 _Static_assert(sizeof(struct lake_genl_load) == 40, "lake_genl_load is ABI");
 
@@ -202,15 +203,17 @@ _Static_assert(sizeof(struct lake_genl_load) == 40, "lake_genl_load is ABI");
 #define LAKE_GENL_TRANSPORT_RING	1
 
 /*
- * LAKE_CMD_RING_SETUP: two eventfds of the sending laked. The kernel
- * signals sq_fd when it puts a call and laked sleeps; laked writes cq_fd
+ * LAKE_CMD_RING_SETUP: three distinct eventfds of the sending laked. The
+ * kernel signals sq_fd when it puts a call and laked sleeps, watch_fd
+ * instead while a worker watches (LAKE_RING_WATCHED); laked writes cq_fd
  * when it puts a reply and the kernel sleeps.
  * Policy: NLA_POLICY_EXACT_LEN(sizeof(struct lake_genl_ring)).
  */
 struct lake_genl_ring {
-	s32 sq_fd;
-	s32 cq_fd;
+	__s32 sq_fd;
+	__s32 cq_fd;
+	__s32 watch_fd;
 };
-_Static_assert(sizeof(struct lake_genl_ring) == 8, "lake_genl_ring is ABI");
+_Static_assert(sizeof(struct lake_genl_ring) == 12, "lake_genl_ring is ABI");
 
-#endif /* LAKE_GENL_H */
+#endif /* LAKE_UAPI_GENL_H */
