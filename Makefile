@@ -136,7 +136,7 @@ $(BUILD)/vm/vmlinux-%: /boot/vmlinuz-%
 	@mkdir -p $(@D)
 	scripts/extract-vmlinux $< $@
 
-$(BUILD)/vm/initramfs-%.cpio: $(BUILD)/kmod/%/.built user tests/vm/init tests/vm/vmlib.sh \
+$(BUILD)/vm/initramfs-%.cpio: $(BUILD)/kmod/%/.built $(BUILD)/kmod/%/kapi/.built user tests/vm/init tests/vm/vmlib.sh \
 		tests/vm/demo.sh $(wildcard tests/vm/cases/*.sh) FORCE
 	tests/vm/mkinitramfs $@ $(BUILD)/kmod/$* $(BUILD)/guest $(BUILD)/kernels
 

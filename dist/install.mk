@@ -57,10 +57,11 @@ $(BUILD)/install/dkms.conf: dist/dkms.conf.in VERSION
 	sed 's|@VERSION@|$(LAKE_VERSION)|g' $< > $@
 
 # The module sources DKMS builds: lakeshm, lakelib and the common/ sources
-# lakelib links, and the headers.
+# lakelib links, and the headers, LAKE's kernel API's (include/kapi) with them.
 DKMS_SRCS := $(filter-out lakeshm/alloc_check.c,$(wildcard lakeshm/*.[ch])) lakeshm/Kbuild \
 	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard common/*.[ch]) common/Kbuild \
-	$(wildcard include/lake/*.h) $(wildcard include/uapi/lake/*.h)
+	$(wildcard include/lake/*.h) $(wildcard include/uapi/lake/*.h) \
+	$(wildcard include/kapi/*.h) include/kapi/symbols
 
 .PHONY: install install-build install-programs install-dkms-src
 install: install-programs install-dkms-src
