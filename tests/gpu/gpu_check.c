@@ -4,7 +4,9 @@
  * an NVIDIA GPU (tests/gpu/run builds the cubins with nvcc and runs this).
  *   - the driver opens through dlopen and reports a device
  *   - every kernel's parameter layout from cuFuncGetParamInfo on the cubin
- *     equals the host device's for the .so built from the same source
+ *     equals the host device's for the .so built from the same source, C
+ *     kernels and CUDA C++ ones (by mangled name, tests/kapi/hello)
+ *   - that C++ module's barrier kernel gives the right sums
  *   - vadd end to end through wire records: contexts, memory, inline and
  *     region copies, launch, stream and event timing, async error latching
  *   - forged handles and device pointers are refused before the driver
@@ -119,6 +121,48 @@ static void compare_layout(struct lake_driver *cuda, struct lake_driver *host,
 	check(same, "layout_matches_host", what);
 	cuda->cuModuleUnload(cm);
 	host->cuModuleUnload(hm);
+}
+
+/*
+ * A LAKE-style module's C++ kernels (tests/kapi/hello), found by mangled
+ * name: block_sum's barriers and shared memory give the right sums.
+ */
+static void kapi_block_sum(struct lake_driver *drv, const char *dir)
+{
+	enum { BLOCK = 256, BLOCKS = 4, COUNT = BLOCK * BLOCKS - 24 };
+	static long in[COUNT], out[BLOCKS];
+	char path[PATH_MAX + 32];
+	CUdeviceptr din = 0, dout = 0;
+	CUfunction fn;
+	CUmodule mod;
+	int n = COUNT, i, b, ok;
+	void *args[] = { &din, &dout, &n };
+
+	snprintf(path, sizeof(path), "%s/kapi_hello.cubin", dir);
+	if (drv->cuModuleLoad(&mod, path) ||
+	    drv->cuModuleGetFunction(&fn, mod, "_Z9block_sumPlS_i")) {
+		check(0, "kapi_block_sum", "kapi_hello.cubin or _Z9block_sumPlS_i not loadable");
+		return;
+	}
+	for (i = 0; i < COUNT; i++)
+		in[i] = 7 * i - 1000;
+	ok = !drv->cuMemAlloc(&din, sizeof(in)) && !drv->cuMemAlloc(&dout, sizeof(out)) &&
+	     !drv->cuMemcpyHtoD(din, in, sizeof(in)) &&
+	     !drv->cuLaunchKernel(fn, BLOCKS, 1, 1, BLOCK, 1, 1, 0, NULL, args, NULL) &&
+	     !drv->cuCtxSynchronize() && !drv->cuMemcpyDtoH(out, dout, sizeof(out));
+	for (b = 0; ok && b < BLOCKS; b++) {
+		long want = 0;
+
+		for (i = b * BLOCK; i < (b + 1) * BLOCK && i < COUNT; i++)
+			want += in[i];
+		ok = out[b] == want;
+	}
+	check(ok, "kapi_block_sum", "wrong sums or a call failed");
+	if (din)
+		drv->cuMemFree(din);
+	if (dout)
+		drv->cuMemFree(dout);
+	drv->cuModuleUnload(mod);
 }
 
 static void end_to_end(const char *dir, u8 *region)
@@ -271,6 +315,10 @@ int main(int argc, char **argv)
 	compare_layout(cuda, host, absdir, "selftest", "mixed");
 	compare_layout(cuda, host, absdir, "selftest", "wait_flag");
 	compare_layout(cuda, host, absdir, "timed", "run_for");
+	compare_layout(cuda, host, absdir, "kapi_hello", "_Z12hello_kernelPii");
+	compare_layout(cuda, host, absdir, "kapi_hello", "_Z9block_sumPlS_i");
+	compare_layout(cuda, host, absdir, "kapi_hello", "_Z5scalePiji");
+	kapi_block_sum(cuda, absdir);
 	if (!stand_in) {
 		host->cuCtxDestroy(hctx);
 		lake_driver_close(host);
