@@ -3,22 +3,25 @@
 # HOST_KERNELS, BUILD). The tests find kernels in $LAKE_KERNEL_DIR, default
 # build/kernels, so they need $(HOST_KERNELS) built first.
 
-# The host device reuses lakeshm's allocator and common/'s error table.
+# The host device reuses lakeshm's allocator and common/'s error table; its
+# C++ kernels need libffi (the calls) and libstdc++ (the demangler), so
+# whatever links it links $(LAKED_HOST_LIBS).
 LAKED_HOST_SRCS := laked/host/ctx.c laked/host/device.c laked/host/errors.c \
 	laked/host/event.c laked/host/handle.c laked/host/mem.c laked/host/module.c \
-	laked/host/pool.c laked/host/stream.c \
+	laked/host/pool.c laked/host/stream.c laked/host/cxx.c laked/host/fiber.c \
 	common/cu_errors.c lakeshm/alloc.c lakeshm/avl.c lakeshm/index.c
+LAKED_HOST_LIBS := -lffi -lstdc++
 LAKED_DRIVER_SRCS := $(LAKED_HOST_SRCS) laked/driver.c laked/cuda.c laked/nvml.c
 
 UNIT_TESTS += hostdev hostdev_exec hostdev_stream cuda_drv cuda_h
 UNIT_SRCS_hostdev := $(LAKED_DRIVER_SRCS)
-UNIT_LIBS_hostdev := -lpthread -ldl
+UNIT_LIBS_hostdev := -lpthread -ldl $(LAKED_HOST_LIBS)
 UNIT_SRCS_hostdev_exec := $(LAKED_DRIVER_SRCS)
-UNIT_LIBS_hostdev_exec := -lpthread -ldl
+UNIT_LIBS_hostdev_exec := -lpthread -ldl $(LAKED_HOST_LIBS)
 UNIT_SRCS_hostdev_stream := $(LAKED_DRIVER_SRCS)
-UNIT_LIBS_hostdev_stream := -lpthread -ldl
+UNIT_LIBS_hostdev_stream := -lpthread -ldl $(LAKED_HOST_LIBS)
 UNIT_SRCS_cuda_drv := $(LAKED_DRIVER_SRCS)
-UNIT_LIBS_cuda_drv := -lpthread -ldl
+UNIT_LIBS_cuda_drv := -lpthread -ldl $(LAKED_HOST_LIBS)
 UNIT_SRCS_cuda_h := tests/unit/cuda_h_lake.c
 
 # Kernels for the host device: the same sources nvcc builds into cubins.
