@@ -8,16 +8,18 @@
  * single fiber (two context switches per block), one that syncs every
  * thread ends with a fiber per thread.
  *
- * The scheduler, on the OS thread's own stack, resumes ready fibers in
- * order. When none is ready and every thread has started: if no thread
- * waits, the block is done; if all that are left wait and none returned,
- * the barrier opens and they all become ready, having seen every write made
- * before it (one OS thread: program order is enough); if some wait while
- * others returned, those never arrive (a barrier behind `if (i >= n)
- * return;`), so the block fails as one that reached __trap() does, with a
- * log line, and the launch reports CUDA_ERROR_LAUNCH_FAILED. Nothing is
- * left to hang: fibers abandoned at a barrier or a trap are never resumed,
- * and their stacks start afresh in the next block.
+ * A fiber that waits, or has no thread left to start, switches straight to
+ * the next ready one, in order (next_fiber). When none is ready and every
+ * thread has started: if no thread waits, the block is done; if all that
+ * are left wait and none returned, the barrier opens and they all become
+ * ready, having seen every write made before it (one OS thread: program
+ * order is enough); if some wait while others returned, those never arrive
+ * (a barrier behind `if (i >= n) return;`), so the block fails as one that
+ * reached __trap() does, with a log line, and the launch reports
+ * CUDA_ERROR_LAUNCH_FAILED. Only then does the OS thread's own context,
+ * which started the first fiber, resume. Nothing is left to hang: fibers
+ * abandoned at a barrier or a trap are never resumed, and their stacks
+ * start afresh in the next block.
  *
  * Each OS thread keeps its fibers (FIBER_STACK bytes of stack over a guard
  * page, mapped at first use) for its later blocks, so a launch maps
@@ -57,10 +59,12 @@ struct block {
 	void (*run)(void *arg);
 	void *arg;
 	unsigned int threads, started, returned, waiting;
+	struct lake_dim3 next_idx;	/* of the thread started next */
 	unsigned int fibers;	/* in use, cache->f[0 .. fibers - 1] */
 	unsigned int scan;	/* the next one the scheduler looks at */
 	struct fiber *starting;
-	bool trapped;
+	struct lake_cxx_thread **slot;
+	int ret;		/* once over: 0, or LAKE_KERNEL_TRAPPED */
 };
 
 /* The block this OS thread runs: makecontext passes no pointers. */
@@ -136,41 +140,75 @@ static struct fiber *fiber_new(size_t page)
 	return f;
 }
 
-static void thread_index(struct lake_dim3 *idx, unsigned int t, const struct lake_dim3 *dim)
+/* The index of the thread after @idx, x fastest: no division per thread. */
+static void thread_next(struct lake_dim3 *idx, const struct lake_dim3 *dim)
 {
-	idx->x = t % dim->x;
-	idx->y = t / dim->x % dim->y;
-	idx->z = t / (dim->x * dim->y);
+	if (++idx->x < dim->x)
+		return;
+	idx->x = 0;
+	if (++idx->y < dim->y)
+		return;
+	idx->y = 0;
+	idx->z++;
 }
+
+/* Every live thread is at the barrier: all go on. */
+static void barrier_open(struct block *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->fibers; i++)
+		if (b->cache->f[i]->state == FIBER_WAITING)
+			b->cache->f[i]->state = FIBER_READY;
+	b->waiting = 0;
+	b->scan = 0;
+}
+
+static struct fiber *next_fiber(struct block *b);
 
 /* A fiber's life: CUDA threads until none is left to start. */
 static void fiber_main(void)
 {
 	struct block *b = cur;
-	struct fiber *f = b->starting;
+	struct fiber *f = b->starting, *next;
 
 	while (b->started < b->threads) {
-		thread_index(&f->t.thread_idx, b->started++, &b->l->block);
+		f->t.thread_idx = b->next_idx;
+		thread_next(&b->next_idx, &b->l->block);
+		b->started++;
 		b->run(b->arg);
 		b->returned++;
 	}
 	f->state = FIBER_EXITED;
-}	/* uc_link: back to the scheduler */
+	next = next_fiber(b);
+	if (next) {
+		*b->slot = &next->t;
+		setcontext(&next->uc);
+	}
+}	/* the block is over: uc_link, the scheduler */
 
+/* Straight on to the next fiber: one switch per thread and barrier. */
 static void fiber_sync(struct lake_cxx_thread *t)
 {
-	struct fiber *f = container_of(t, struct fiber, t);
+	struct fiber *f = container_of(t, struct fiber, t), *next;
 	struct block *b = cur;
 
 	f->state = FIBER_WAITING;
 	b->waiting++;
-	swapcontext(&f->uc, &b->sched);
+	next = next_fiber(b);
+	if (next == f)
+		return;		/* the barrier opened, and this thread is first */
+	if (next)
+		*b->slot = &next->t;
+	swapcontext(&f->uc, next ? &next->uc : &b->sched);
 }
 
 static void fiber_trap(struct lake_cxx_thread *t)
 {
-	(void)t;
-	cur->trapped = true;
+	const struct lake_dim3 *i = &t->block_idx;
+
+	hd_warn("%s: block (%u,%u,%u): __trap(); the launch fails", cur->name, i->x, i->y, i->z);
+	cur->ret = LAKE_KERNEL_TRAPPED;
 	setcontext(&cur->sched);
 	abort();	/* setcontext returns only on a context it cannot load */
 }
@@ -202,20 +240,8 @@ static struct fiber *fiber_start(struct block *b)
 	return f;
 }
 
-/* Every live thread is at the barrier: all go on. */
-static void barrier_open(struct block *b)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->fibers; i++)
-		if (b->cache->f[i]->state == FIBER_WAITING)
-			b->cache->f[i]->state = FIBER_READY;
-	b->waiting = 0;
-	b->scan = 0;
-}
-
-/* The next fiber to resume, NULL when the block is over (*ret says how). */
-static struct fiber *next_fiber(struct block *b, int *ret)
+/* The next fiber to resume, NULL when the block is over (b->ret says how). */
+static struct fiber *next_fiber(struct block *b)
 {
 	const struct lake_dim3 *i = &b->l->block_idx;
 	struct fiber *f;
@@ -232,17 +258,15 @@ static struct fiber *next_fiber(struct block *b, int *ret)
 				return f;
 			hd_warn("%s: block (%u,%u,%u): no memory for a fiber", b->name,
 				i->x, i->y, i->z);
-			*ret = LAKE_KERNEL_TRAPPED;
+			b->ret = LAKE_KERNEL_TRAPPED;
 			return NULL;
 		}
-		if (!b->waiting) {
-			*ret = 0;
+		if (!b->waiting)
 			return NULL;
-		}
 		if (b->returned) {
 			hd_warn("%s: block (%u,%u,%u): %u threads wait at __syncthreads() for %u that returned; the launch fails",
 				b->name, i->x, i->y, i->z, b->waiting, b->returned);
-			*ret = LAKE_KERNEL_TRAPPED;
+			b->ret = LAKE_KERNEL_TRAPPED;
 			return NULL;
 		}
 		barrier_open(b);
@@ -255,12 +279,12 @@ int hd_fiber_block(const char *name, const struct lake_kernel_launch *l,
 	struct block b = {
 		.name = name,
 		.l = l,
+		.slot = slot,
 		.run = run,
 		.arg = arg,
 		.threads = l->block.x * l->block.y * l->block.z,
 	};
 	struct fiber *f;
-	int ret;
 
 	b.cache = cache_get();
 	if (!b.cache) {
@@ -268,17 +292,12 @@ int hd_fiber_block(const char *name, const struct lake_kernel_launch *l,
 		return LAKE_KERNEL_TRAPPED;
 	}
 	cur = &b;
-	while ((f = next_fiber(&b, &ret))) {
+	f = next_fiber(&b);
+	if (f) {
 		*slot = &f->t;
 		swapcontext(&b.sched, &f->uc);
-		if (b.trapped) {
-			hd_warn("%s: block (%u,%u,%u): __trap(); the launch fails", name,
-				l->block_idx.x, l->block_idx.y, l->block_idx.z);
-			ret = LAKE_KERNEL_TRAPPED;
-			break;
-		}
 	}
 	*slot = NULL;
 	cur = NULL;
-	return ret;
+	return b.ret;
 }
