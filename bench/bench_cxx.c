@@ -9,8 +9,10 @@
  * runs its threads on fibers: one for a kernel without barriers, one per
  * thread past a barrier; a switch there and back, measured alone with the
  * same swapcontext, is what running barrier-free threads off the fiber, on
- * the executor's own stack, would save per block.
+ * the executor's own stack, would save per block. Each thread is one
+ * ffi_call, also measured alone.
  */
+#include <ffi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -22,6 +24,7 @@
 #define LAUNCHES	200
 #define THREADS		256
 #define SWITCHES	100000
+#define CALLS		1000000
 
 static struct lake_driver *D;
 
@@ -138,6 +141,34 @@ static double switch_us(void)
 	return median(us);
 }
 
+static volatile int sink;
+
+static void two_args(int *p, int n)
+{
+	sink = *p + n;
+}
+
+/* Nanoseconds per ffi_call of a function of two arguments: what each C++ thread pays. */
+static double ffi_ns(void)
+{
+	ffi_type *types[] = { &ffi_type_pointer, &ffi_type_sint };
+	int x = 1, n = 2, *px = &x, i, r;
+	void *args[] = { &px, &n };
+	double ns[ROUNDS];
+	ffi_cif cif;
+
+	if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 2, &ffi_type_void, types) != FFI_OK)
+		exit(1);
+	for (r = 0; r < ROUNDS; r++) {
+		u64 t0 = now_ns();
+
+		for (i = 0; i < CALLS / ROUNDS; i++)
+			ffi_call(&cif, FFI_FN(two_args), NULL, args);
+		ns[r] = (double)(now_ns() - t0) / (CALLS / ROUNDS);
+	}
+	return median(ns);
+}
+
 int main(void)
 {
 	struct lake_host_opts opts = { .mem_bytes = 64 << 20, .workers = 1 };
@@ -163,6 +194,7 @@ int main(void)
 	printf("  %-44s %10.1f\n", "ns per thread, C++ over C", (none - c) * 1000 / THREADS);
 	printf("  %-44s %10.1f\n", "ns per thread and barrier, C++", (three - none) * 1000 / THREADS / 3);
 	printf("  %-44s %10.3f\n", "us per fiber switch there and back", sw);
+	printf("  %-44s %10.1f\n", "ns per ffi_call of two arguments", ffi_ns());
 	lake_driver_close(D);
 	return 0;
 }
