@@ -95,8 +95,8 @@ static bool closes(char c)
 }
 
 /*
- * "T*", "T const*", "T**", "void (*)(int)", "int (*) [4]": a pointer, 8
- * bytes; "T foo::*" and "void (foo::*)()" are member pointers, which are not.
+ * "T*", "T const*", "T**", "void (*)(int)", "int (*) [4]": a pointer;
+ * "T foo::*" and "void (foo::*)()" are member pointers, which are not.
  */
 static bool is_pointer(const char *t, size_t len)
 {

@@ -52,7 +52,7 @@ struct fiber_cache {
 };
 
 struct block {
-	ucontext_t sched;
+	ucontext_t sched;	/* the OS thread's, resumed when the block is over */
 	struct fiber_cache *cache;
 	const char *name;
 	const struct lake_kernel_launch *l;
@@ -61,8 +61,8 @@ struct block {
 	unsigned int threads, started, returned, waiting;
 	struct lake_dim3 next_idx;	/* of the thread started next */
 	unsigned int fibers;	/* in use, cache->f[0 .. fibers - 1] */
-	unsigned int scan;	/* the next one the scheduler looks at */
-	struct fiber *starting;
+	unsigned int scan;	/* the next one next_fiber looks at */
+	struct fiber *starting;	/* the one fiber_main is to run as */
 	struct lake_cxx_thread **slot;
 	int ret;		/* once over: 0, or LAKE_KERNEL_TRAPPED */
 };

@@ -123,6 +123,7 @@ static void test_layouts(void **state)
 	check_layout(get_function(params, "_Z4axpyIdEvPT_PKS0_S0_i"), p4_off, axpy_size, 4);
 	check_layout(get_function(params, "_Z4echoPxchstijlmfdbaxy"), echo_off, echo_size, 15);
 	check_layout(get_function(params, "_Z4noopv"), NULL, NULL, 0);
+	check_layout(get_function(params, "_Z5applyPFiiEPi"), p4_off, p4_size, 2);
 	check_layout(get_function(grid, "_Z6grid2dPjii"), grid_off, grid_size, 3);
 }
 
@@ -135,6 +136,9 @@ static void test_refusals(void **state)
 	assert_int_equal(D->cuModuleGetFunction(&fn, params, "_Z8by_value5pointPi"),
 			 CUDA_ERROR_NOT_SUPPORTED);
 	assert_true(warned_of("parameter 1 (point) is not supported"));
+	assert_int_equal(D->cuModuleGetFunction(&fn, params, "_Z6memberM5pointiPS_Pi"),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	assert_true(warned_of("parameter 1 (int point::*) is not supported"));
 	/* extern "C": there, but with no types to call it with. */
 	assert_int_equal(D->cuModuleGetFunction(&fn, params, "plain_c"), CUDA_ERROR_NOT_FOUND);
 	assert_true(warned_of("extern \"C\""));

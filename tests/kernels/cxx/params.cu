@@ -81,6 +81,19 @@ __global__ void by_value(point p, int *out)
 	out[0] = p.x + p.y;
 }
 
+/* _Z5applyPFiiEPi: a pointer to a function is a pointer. */
+__global__ void apply(int (*f)(int), int *out)
+{
+	if (!f)
+		out[threadIdx.x] = -1;
+}
+
+/* A member pointer is no pointer: not callable on the host device. */
+__global__ void member(int point::*m, point *p, int *out)
+{
+	out[0] = p->*m;
+}
+
 /* No types in the name: not callable on the host device. */
 extern "C" __global__ void plain_c(int *out)
 {
