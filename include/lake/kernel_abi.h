@@ -61,7 +61,8 @@ struct lake_kernel_desc {
  * thread-local pointer to the running thread's struct on the calling OS
  * thread; laked points it at each fiber it switches to. sync is
  * __syncthreads(): it returns once every thread of the block reached it.
- * trap is __trap(): it does not return, and the launch fails.
+ * trap is __trap(): it does not return, and the launch fails. A change to
+ * this struct is a change of LAKE_KERNEL_ABI, which C++ modules export too.
  */
 #define LAKE_CXX_SLOT_SYMBOL	"lake_cxx_slot"
 
