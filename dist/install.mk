@@ -38,7 +38,7 @@ $(INSTALL_LAKED): $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/lake
 	$(CC) $(HOST_CFLAGS) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(NL_CFLAGS) \
 		-DLAKED_MODULE_DIR='"$(LAKELIBDIR)/kernels"' \
 		-DLAKED_CONFIG='"$(SYSCONFDIR)/lake/laked.conf"' \
-		$(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread
+		$(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread $(LAKED_HOST_LIBS)
 
 INSTALL_LAKECTL	:= $(BUILD)/install/lakectl
 $(INSTALL_LAKECTL): $(LAKECTL_SRCS) lakectl/ipc.h include/uapi/lake/genl.h

@@ -115,6 +115,12 @@ struct lake_host_opts {
 	unsigned int workers;	/* kernel thread pool size; default: online CPUs */
 	/* Tests: cuMemcpyDtoH lands twice, copy_ms apart (a DMA still running). */
 	unsigned int copy_ms;
+	/*
+	 * Where the device's warnings go (a kernel it cannot call, a launch
+	 * that failed and why), from any thread; NULL: stderr, and only with
+	 * LAKE_VERBOSE set.
+	 */
+	void (*warn)(const char *line);
 };
 
 #define LAKE_HOST_MEM_DEFAULT	(1ULL << 30)

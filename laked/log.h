@@ -2,8 +2,9 @@
 /*
  * laked's log: one line per event, to stderr or to syslog. Levels are
  * syslog's (LOG_ERR ... LOG_DEBUG). Lines at LOG_WARNING and below are rate
- * limited, since the kernel decides how often they happen. laked logs from
- * its serving thread only: none of this is thread-safe.
+ * limited, since the kernel decides how often they happen. The sink and the
+ * level are set before laked starts threads; laked_log itself may be called
+ * from any thread (workers, the host device's executors).
  */
 #ifndef LAKED_LOG_H
 #define LAKED_LOG_H

@@ -264,9 +264,17 @@ bad:
 	return -1;
 }
 
+/* The host device's warnings: names in them may come from the kernel. */
+static void host_warn(const char *line)
+{
+	char safe[512];
+
+	laked_log(LOG_WARNING, "host device: %s", laked_log_str(safe, sizeof(safe), line));
+}
+
 static int open_driver(const char *which, unsigned int copy_ms, struct lake_driver **drv)
 {
-	struct lake_host_opts host = { .copy_ms = copy_ms };
+	struct lake_host_opts host = { .copy_ms = copy_ms, .warn = host_warn };
 	int ret;
 
 	if (!strcmp(which, "host"))

@@ -52,14 +52,17 @@
  *              only (READY=1 goes once the sandbox is in, STOPPING=1).
  *   time:      clock_gettime (the vDSO's fallback), nanosleep and friends.
  *   memory:    mmap, munmap, mprotect, mremap, brk, madvise: malloc, thread
- *              stacks, and dlopen of kernel modules on the host device
+ *              stacks, the host device's fiber stacks and their guard pages
+ *              (C++ kernels), and dlopen of kernel modules on the host device
  *              (which maps code, so PROT_EXEC mappings stay allowed).
  *   threads:   the host device starts a thread per stream and context after
  *              the filter is in: clone only with CLONE_THREAD (no fork, no
  *              new namespaces without it); clone3 fails with ENOSYS, since
  *              its flags sit in memory seccomp cannot read, and glibc then
  *              falls back to clone. futex, set_robust_list, rseq,
- *              rt_sigprocmask, sched_yield, gettid, getpid, exit.
+ *              rt_sigprocmask, sched_yield, gettid, getpid, exit. Fibers
+ *              need nothing more: swapcontext's one syscall is
+ *              rt_sigprocmask, and libffi's ffi_call makes none.
  *   modules:   cuModuleLoad checks the name with openat2 beneath the
  *              module directory's descriptor, with no symlink, magic link or
  *              mount crossing (calls_module.c): openat2 only on that

@@ -45,11 +45,14 @@
  * The body must be in the common subset of C and C++. Limits on the host:
  * 1 to LAKE_KERNEL_MAX_PARAMS parameters whose type T makes `T *` a valid
  * declarator (give function-pointer types a typedef); threads of a block
- * run one after another, so there is no __syncthreads(), no __shared__
- * memory and no warp intrinsics. LAKE_TRAP() aborts the kernel (CUDA's
- * __trap(): the launch fails with CUDA_ERROR_LAUNCH_FAILED); on the host it
- * may be used only in a kernel body, not in a helper function. Helpers are
- * declared LAKE_DEVICE.
+ * run one after another in a loop, so a C kernel has no __syncthreads(), no
+ * __shared__ memory and no warp intrinsics. A kernel that needs barriers or
+ * shared memory is plain CUDA C++ instead, built for the host device with
+ * g++ -include lake/cuda_host.h (whose threads are fibers that wait at
+ * __syncthreads(); README: "CUDA C++ kernels on the host device").
+ * LAKE_TRAP() aborts the kernel (CUDA's __trap(): the launch fails with
+ * CUDA_ERROR_LAUNCH_FAILED); on the host it may be used only in a kernel
+ * body, not in a helper function. Helpers are declared LAKE_DEVICE.
  */
 #ifndef LAKE_KERNEL_H
 #define LAKE_KERNEL_H

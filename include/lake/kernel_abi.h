@@ -4,7 +4,9 @@
  * reads: an ABI marker and one descriptor per kernel, named
  * LAKE_KERNEL_SYMBOL_PREFIX + name.
  * Kernel sources do not use this header directly; lake/kernel.h generates
- * the descriptors.
+ * the descriptors. C++ kernels (lake/cuda_host.h) export no descriptor:
+ * laked reads their parameters from the mangled name and runs each CUDA
+ * thread as a fiber that reads its indices from a struct lake_cxx_thread.
  */
 #ifndef LAKE_KERNEL_ABI_H
 #define LAKE_KERNEL_ABI_H
@@ -51,6 +53,23 @@ struct lake_kernel_desc {
 	const char *name;
 	const struct lake_kernel_param *params;
 	int (*run_block)(const struct lake_kernel_launch *launch, void **args);
+};
+
+/*
+ * The CUDA thread a C++ kernel runs as. A C++ module exports
+ * `struct lake_cxx_thread **lake_cxx_slot(void)`, the address of its
+ * thread-local pointer to the running thread's struct on the calling OS
+ * thread; laked points it at each fiber it switches to. sync is
+ * __syncthreads(): it returns once every thread of the block reached it.
+ * trap is __trap(): it does not return, and the launch fails. A change to
+ * this struct is a change of LAKE_KERNEL_ABI, which C++ modules export too.
+ */
+#define LAKE_CXX_SLOT_SYMBOL	"lake_cxx_slot"
+
+struct lake_cxx_thread {
+	struct lake_dim3 thread_idx, block_idx, block_dim, grid_dim;
+	void (*sync)(struct lake_cxx_thread *t);
+	void (*trap)(struct lake_cxx_thread *t);
 };
 
 #endif /* LAKE_KERNEL_ABI_H */

@@ -3,6 +3,7 @@
  * The host device as a struct lake_driver: open and close, cuInit, the
  * device queries, the load hook. There is one device, ordinal 0.
  */
+#include <stdarg.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -18,6 +19,20 @@ struct hd_device hd = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
 };
+
+void hd_warn(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (hd.warn)
+		hd.warn(line);
+	else
+		lake_port_warn("host device: %s", line);
+}
 
 CUresult hd_cuInit(unsigned int flags)
 {
@@ -134,7 +149,7 @@ CUresult hd_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice de
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
 		v = 1;
 		break;
-	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:	/* no __shared__ */
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:	/* none to launch with */
 	case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT:
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:			/* CU_COMPUTEMODE_DEFAULT */
 	case CU_DEVICE_ATTRIBUTE_ECC_ENABLED:
@@ -263,6 +278,7 @@ int lake_driver_open_host(struct lake_driver **out, const struct lake_host_opts 
 	hd.initialized = false;
 	hd.workers = workers;
 	hd.copy_ms = opts ? opts->copy_ms : 0;
+	hd.warn = opts ? opts->warn : NULL;
 	ret = hd_mem_init(mem);
 	if (ret) {
 		lake_driver_set_error("host device: cannot reserve %zu bytes of device memory: %s",

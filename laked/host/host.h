@@ -95,12 +95,31 @@ struct hd_event {
 	u64 ts_ns;
 };
 
+#define HD_MAX_THREADS	1024U		/* per block */
+
+/*
+ * A function's kernel as launches see it: its parameter layout and how to
+ * run one block. A C kernel (lake/kernel.h) takes both from its module's
+ * descriptor; a C++ kernel (lake/cuda_host.h) from cxx.c, which reads the
+ * parameters from the mangled name and runs the block on fibers.
+ */
+struct hd_kernel {
+	const char *name;		/* as cuModuleGetFunction was asked */
+	unsigned int nparams;
+	const struct lake_kernel_param *params;
+	size_t arg_bytes;		/* end of the last parameter */
+	/* 0, or LAKE_KERNEL_TRAPPED: the launch fails */
+	int (*run_block)(const struct hd_kernel *k, const struct lake_kernel_launch *l,
+			 void **args);
+	const struct lake_kernel_desc *desc;	/* a C kernel's */
+};
+
 struct hd_function {
 	struct hd_obj obj;
 	struct hd_module *mod;
 	struct hd_function *next;	/* in mod->fns */
-	const struct lake_kernel_desc *desc;
-	size_t arg_bytes;		/* end of the last parameter */
+	struct hd_kernel *kernel;	/* &c, or cxx.c's */
+	struct hd_kernel c;
 };
 
 struct hd_module {
@@ -138,7 +157,7 @@ struct hd_op {
 			bool d32;
 		} memset;
 		struct {
-			const struct lake_kernel_desc *desc;
+			const struct hd_kernel *kernel;
 			struct lake_dim3 grid, block;
 		} launch;		/* packed arguments in data[] */
 		struct {
@@ -156,6 +175,7 @@ struct hd_device {
 	size_t mem_bytes;		/* arena size, page aligned */
 	unsigned int workers;		/* kernel thread pool size */
 	unsigned int copy_ms;		/* lake_host_opts.copy_ms */
+	void (*warn)(const char *line);	/* lake_host_opts.warn */
 	struct hd_list streams;		/* every stream of every context */
 	u64 seq;			/* last operation submitted */
 	unsigned int pending;		/* operations queued or running */
@@ -174,6 +194,8 @@ static inline void hd_unlock(void)
 }
 
 u64 hd_now_ns(void);
+/* A line for laked's log (lake_host_opts.warn), from any thread. */
+void hd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* handle.c */
 int hd_handle_add(struct hd_obj *obj);
@@ -223,11 +245,24 @@ void hd_event_release(struct hd_event *ev);
 /* module.c */
 void hd_module_release(struct hd_module *mod);
 
+/* cxx.c: the C++ kernel @name of module @dl, or NOT_FOUND, NOT_SUPPORTED, ... */
+CUresult hd_cxx_kernel(void *dl, const char *name, struct hd_kernel **out);
+void hd_cxx_kernel_free(struct hd_kernel *k);
+
+/*
+ * fiber.c: one block, its CUDA threads as fibers: @run(@arg) once per
+ * thread, with *@slot pointing at the thread's lake_cxx_thread whenever it
+ * runs. 0, or LAKE_KERNEL_TRAPPED after a __trap(), a barrier that not
+ * every thread reaches, or no memory for a fiber (each logged as @name's).
+ */
+int hd_fiber_block(const char *name, const struct lake_kernel_launch *l,
+		   struct lake_cxx_thread **slot, void (*run)(void *arg), void *arg);
+
 /* pool.c: runs every block of a grid; 0, or LAKE_KERNEL_TRAPPED */
 int hd_pool_create(unsigned int workers);
 void hd_pool_destroy(void);
-int hd_pool_run(const struct lake_kernel_desc *desc, struct lake_dim3 grid,
-		struct lake_dim3 block, void **args);
+int hd_pool_run(const struct hd_kernel *k, struct lake_dim3 grid, struct lake_dim3 block,
+		void **args);
 /*
  * Percent of the pool's capacity that was busy since the previous call,
  * blocks still running counted up to now.

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Modules and launches. A host-device module is a shared object built from
- * the same kernel source as the cubin (lake/kernel.h). cuModuleLoad(path)
- * loads path itself when it names a .so (or any other file), and for a
- * .cubin, .fatbin or .ptx path the sibling with the same stem and ".so":
- * build/kernels/vadd.cubin -> build/kernels/vadd.so. So a caller passes the
- * same path on either device.
+ * the same kernel source as the cubin: a C source with lake/kernel.h, whose
+ * kernels are found by their descriptors, or a CUDA C++ source built with
+ * lake/cuda_host.h, whose kernels are found by their mangled names (cxx.c).
+ * cuModuleLoad(path) loads path itself when it names a .so (or any other
+ * file), and for a .cubin, .fatbin or .ptx path the sibling with the same
+ * stem and ".so": build/kernels/vadd.cubin -> build/kernels/vadd.so. So a
+ * caller passes the same path on either device.
  *
  * dlopen runs the object's constructors inside laked: only load modules
  * from trusted paths.
@@ -18,7 +20,6 @@
 #define MAX_GRID_YZ	65535U
 #define MAX_BLOCK_XY	1024U
 #define MAX_BLOCK_Z	64U
-#define MAX_THREADS	1024U
 #define EXTRA_MAX	64	/* entries in a cuLaunchKernel extra array */
 
 static const char *const device_exts[] = { ".cubin", ".fatbin", ".ptx" };
@@ -85,7 +86,7 @@ CUresult hd_cuModuleLoad(CUmodule *out, const char *fname)
 	ret = CUDA_ERROR_INVALID_IMAGE;
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		lake_port_warn("host device: %s", dlerror());
+		hd_warn("%s", dlerror());
 		goto out;
 	}
 	abi = dlsym(dl, LAKE_KERNEL_MODULE_SYMBOL);
@@ -125,6 +126,8 @@ void hd_module_release(struct hd_module *mod)
 	hd_drain(NULL);
 	while ((fn = mod->fns)) {
 		mod->fns = fn->next;
+		if (fn->kernel != &fn->c)
+			hd_cxx_kernel_free(fn->kernel);
 		free(fn);
 	}
 	dlclose(mod->dl);
@@ -144,12 +147,17 @@ CUresult hd_cuModuleUnload(CUmodule handle)
 	return ret;
 }
 
+static int c_run_block(const struct hd_kernel *k, const struct lake_kernel_launch *l, void **args)
+{
+	return k->desc->run_block(l, args);
+}
+
 /*
- * The descriptor comes from a file: check what the launch path relies on.
- * Parameters must ascend without overlap, each non-empty, within CUDA's
- * 4 KiB parameter space.
+ * The descriptor comes from a file: check what the launch path relies on,
+ * then fill @k from it. Parameters must ascend without overlap, each
+ * non-empty, within CUDA's 4 KiB parameter space.
  */
-static bool desc_valid(const struct lake_kernel_desc *d, const char *name, size_t *arg_bytes)
+static bool desc_valid(const struct lake_kernel_desc *d, const char *name, struct hd_kernel *k)
 {
 	size_t end = 0;
 	unsigned int i;
@@ -166,18 +174,24 @@ static bool desc_valid(const struct lake_kernel_desc *d, const char *name, size_
 			return false;
 		end = p->offset + p->size;
 	}
-	*arg_bytes = end;
+	*k = (struct hd_kernel){
+		.name = d->name,
+		.nparams = d->nparams,
+		.params = d->params,
+		.arg_bytes = end,
+		.run_block = c_run_block,
+		.desc = d,
+	};
 	return true;
 }
 
 CUresult hd_cuModuleGetFunction(CUfunction *out, CUmodule handle, const char *name)
 {
 	char sym[sizeof(LAKE_KERNEL_SYMBOL_PREFIX) + 256];
-	const struct lake_kernel_desc *desc;
+	const struct lake_kernel_desc *desc = NULL;
 	struct hd_function *fn;
 	struct hd_module *mod;
 	struct hd_obj *obj;
-	size_t arg_bytes;
 	CUresult ret;
 
 	hd_lock();
@@ -193,39 +207,47 @@ CUresult hd_cuModuleGetFunction(CUfunction *out, CUmodule handle, const char *na
 	mod = container_of(obj, struct hd_module, obj);
 	/* As in CUDA, the same name gives the same handle. */
 	for (fn = mod->fns; fn; fn = fn->next) {
-		if (!strcmp(fn->desc->name, name)) {
+		if (!strcmp(fn->kernel->name, name)) {
 			*out = fn->obj.handle;
 			ret = CUDA_SUCCESS;
 			goto out;
 		}
 	}
-	ret = CUDA_ERROR_NOT_FOUND;
-	if ((size_t)snprintf(sym, sizeof(sym), "%s%s", LAKE_KERNEL_SYMBOL_PREFIX, name) >=
-	    sizeof(sym))
-		goto out;
-	desc = dlsym(mod->dl, sym);
-	if (!desc)
-		goto out;
-	ret = CUDA_ERROR_INVALID_IMAGE;
-	if (!desc_valid(desc, name, &arg_bytes))
-		goto out;
 	ret = CUDA_ERROR_OUT_OF_MEMORY;
 	fn = calloc(1, sizeof(*fn));
 	if (!fn)
 		goto out;
+	/* A C kernel's descriptor first; with none, a C++ kernel's symbol. */
+	if ((size_t)snprintf(sym, sizeof(sym), "%s%s", LAKE_KERNEL_SYMBOL_PREFIX, name) <
+	    sizeof(sym))
+		desc = dlsym(mod->dl, sym);
+	if (desc) {
+		ret = CUDA_ERROR_INVALID_IMAGE;
+		if (!desc_valid(desc, name, &fn->c))
+			goto err_free;
+		fn->kernel = &fn->c;
+	} else {
+		ret = hd_cxx_kernel(mod->dl, name, &fn->kernel);
+		if (ret)
+			goto err_free;
+	}
+	ret = CUDA_ERROR_OUT_OF_MEMORY;
 	fn->obj.type = HD_FUNCTION;
 	fn->obj.ctx = mod->obj.ctx;
 	fn->mod = mod;
-	fn->desc = desc;
-	fn->arg_bytes = arg_bytes;
-	if (hd_handle_add(&fn->obj)) {
-		free(fn);
-		goto out;
-	}
+	if (hd_handle_add(&fn->obj))
+		goto err_kernel;
 	fn->next = mod->fns;
 	mod->fns = fn;
 	*out = fn->obj.handle;
 	ret = CUDA_SUCCESS;
+	goto out;
+
+err_kernel:
+	if (fn->kernel != &fn->c)
+		hd_cxx_kernel_free(fn->kernel);
+err_free:
+	free(fn);
 out:
 	hd_unlock();
 	return ret;
@@ -248,12 +270,12 @@ CUresult hd_cuFuncGetParamInfo(CUfunction handle, size_t index, size_t *offset, 
 
 	hd_lock();
 	ret = lookup_function(handle, &fn);
-	if (!ret && (!offset || index >= fn->desc->nparams))
+	if (!ret && (!offset || index >= fn->kernel->nparams))
 		ret = CUDA_ERROR_INVALID_VALUE;
 	if (!ret) {
-		*offset = fn->desc->params[index].offset;
+		*offset = fn->kernel->params[index].offset;
 		if (size)
-			*size = fn->desc->params[index].size;
+			*size = fn->kernel->params[index].size;
 	}
 	hd_unlock();
 	return ret;
@@ -268,7 +290,7 @@ static bool dims_valid(unsigned int gx, unsigned int gy, unsigned int gz,
 		return false;
 	if (bx > MAX_BLOCK_XY || by > MAX_BLOCK_XY || bz > MAX_BLOCK_Z)
 		return false;
-	return bx * by * bz <= MAX_THREADS;
+	return bx * by * bz <= HD_MAX_THREADS;
 }
 
 /* Pack kernelParams (one pointer per parameter) into the layout. */
@@ -276,8 +298,8 @@ static CUresult pack_params(const struct hd_function *fn, void **params, unsigne
 {
 	unsigned int i;
 
-	for (i = 0; i < fn->desc->nparams; i++) {
-		const struct lake_kernel_param *p = &fn->desc->params[i];
+	for (i = 0; i < fn->kernel->nparams; i++) {
+		const struct lake_kernel_param *p = &fn->kernel->params[i];
 
 		if (!params[i])
 			return CUDA_ERROR_INVALID_VALUE;
@@ -301,16 +323,17 @@ static CUresult pack_extra(const struct hd_function *fn, void **extra, unsigned 
 		else
 			return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (i >= EXTRA_MAX || !src || !size || *size < fn->arg_bytes)
+	if (i >= EXTRA_MAX || !src || !size || *size < fn->kernel->arg_bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	memcpy(buf, src, fn->arg_bytes);
+	memcpy(buf, src, fn->kernel->arg_bytes);
 	return CUDA_SUCCESS;
 }
 
 /*
  * Arguments are copied now, as CUDA does, so the caller may reuse them as
- * soon as the call returns. The host device has no shared memory: any
- * dynamic shared memory exceeds its limit (attribute value 0).
+ * soon as the call returns. The host device has no dynamic shared memory
+ * (a C++ kernel's static __shared__ is its own): any sharedMemBytes exceeds
+ * its limit (attribute value 0).
  */
 CUresult hd_cuLaunchKernel(CUfunction handle, unsigned int gx, unsigned int gy, unsigned int gz,
 			   unsigned int bx, unsigned int by, unsigned int bz,
@@ -336,7 +359,7 @@ CUresult hd_cuLaunchKernel(CUfunction handle, unsigned int gx, unsigned int gy, 
 	    (!params && !extra))
 		goto out;
 	ret = CUDA_ERROR_OUT_OF_MEMORY;
-	op = hd_op_new(HD_OP_LAUNCH, fn->arg_bytes);
+	op = hd_op_new(HD_OP_LAUNCH, fn->kernel->arg_bytes);
 	if (!op)
 		goto out;
 	ret = params ? pack_params(fn, params, op->data) : pack_extra(fn, extra, op->data);
@@ -344,7 +367,7 @@ CUresult hd_cuLaunchKernel(CUfunction handle, unsigned int gx, unsigned int gy, 
 		free(op);
 		goto out;
 	}
-	op->launch.desc = fn->desc;
+	op->launch.kernel = fn->kernel;
 	op->launch.grid = (struct lake_dim3){ gx, gy, gz };
 	op->launch.block = (struct lake_dim3){ bx, by, bz };
 	hd_submit(s, op);

@@ -4,7 +4,8 @@
  * its blocks are handed out in chunks to whichever executor asks next (the
  * pool's workers and the thread running the launch, a stream worker or a
  * synchronizing caller, which helps rather than idles). Each block runs all
- * its threads in a loop inside the kernel's trampoline (lake/kernel.h), so
+ * its threads on the executor that took it: in a loop inside a C kernel's
+ * trampoline (lake/kernel.h), as fibers for a C++ kernel (fiber.c). So
  * blocks are the unit of parallelism and threads of a block never run
  * concurrently.
  */
@@ -12,7 +13,7 @@
 
 struct hd_job {
 	struct hd_job *next;
-	const struct lake_kernel_desc *desc;
+	const struct hd_kernel *kernel;
 	struct lake_dim3 grid, block;
 	void **args;
 	u64 nblocks, next_block, chunk;
@@ -83,7 +84,7 @@ static void run_chunk(struct hd_job *j)
 		l.block_idx.x = (unsigned int)(b % j->grid.x);
 		l.block_idx.y = (unsigned int)(b / j->grid.x % j->grid.y);
 		l.block_idx.z = (unsigned int)(b / ((u64)j->grid.x * j->grid.y));
-		trapped = j->desc->run_block(&l, j->args) != 0;
+		trapped = j->kernel->run_block(j->kernel, &l, j->args) != 0;
 	}
 
 	pthread_mutex_lock(&pool.lock);
@@ -114,11 +115,11 @@ static void *pool_worker(void *arg)
 	return NULL;
 }
 
-int hd_pool_run(const struct lake_kernel_desc *desc, struct lake_dim3 grid,
-		struct lake_dim3 block, void **args)
+int hd_pool_run(const struct hd_kernel *k, struct lake_dim3 grid, struct lake_dim3 block,
+		void **args)
 {
 	struct hd_job j = {
-		.desc = desc,
+		.kernel = k,
 		.grid = grid,
 		.block = block,
 		.args = args,

@@ -18,8 +18,9 @@
  * everything queued earlier on the NULL stream. Synchronous copies and
  * memsets behave as NULL-stream work.
  *
- * A failed operation (a kernel that traps) latches CUDA_ERROR_LAUNCH_FAILED
- * in its stream. Copies, memsets and kernels queued behind it are discarded,
+ * A failed operation (a kernel that traps, or a C++ kernel whose threads
+ * cannot all reach a barrier) latches CUDA_ERROR_LAUNCH_FAILED in its
+ * stream. Copies, memsets and kernels queued behind it are discarded,
  * as the real driver does after a fault, until a synchronize of the stream or
  * the context reports the error and clears it. Unlike the real driver's, the
  * error is not sticky: the stream is usable again afterwards.
@@ -203,15 +204,15 @@ static void wait_legacy_deps(struct hd_stream *s, const struct hd_op *op)
 
 static void run_launch(struct hd_stream *s, struct hd_op *op)
 {
-	const struct lake_kernel_desc *desc = op->launch.desc;
+	const struct hd_kernel *k = op->launch.kernel;
 	void *args[LAKE_KERNEL_MAX_PARAMS];
 	unsigned int i;
 	int trapped;
 
-	for (i = 0; i < desc->nparams; i++)
-		args[i] = op->data + desc->params[i].offset;
+	for (i = 0; i < k->nparams; i++)
+		args[i] = op->data + k->params[i].offset;
 	hd_unlock();
-	trapped = hd_pool_run(desc, op->launch.grid, op->launch.block, args);
+	trapped = hd_pool_run(k, op->launch.grid, op->launch.block, args);
 	hd_lock();
 	if (trapped && !s->err)
 		s->err = CUDA_ERROR_LAUNCH_FAILED;

@@ -3,6 +3,7 @@
 # hence the recursive assignment.
 FUZZERS += dispatch
 FUZZ_SRCS_dispatch = $(LAKED_CORE_SRCS)
+FUZZ_LIBS_dispatch = $(LAKED_HOST_LIBS)
 
 # Seeds in tests/fuzz/corpus/dispatch/ are encoder output; to regenerate them:
 #   cc -std=gnu11 -Iinclude -I. tests/fuzz/gen_dispatch_corpus.c common/wire.c \

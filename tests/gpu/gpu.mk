@@ -2,7 +2,7 @@
 $(BUILD)/gpu/gpu_check: tests/gpu/gpu_check.c $(LAKED_CORE_SRCS) \
 		$(wildcard laked/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread
+	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)
 
 # LinnOS's per-batch curve on the real driver (tests/gpu/run), or the host device (--host).
 LINNOS_CURVE_OBJS := $(addprefix $(BUILD)/gpu/linnos/,model.o infer_scalar.o infer_avx2.o \
@@ -13,4 +13,4 @@ $(BUILD)/gpu/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h) inc
 
 $(BUILD)/gpu/linnos_curve: tests/gpu/linnos_curve.c $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) \
 		$(wildcard laked/*.h examples/linnos/*.h include/lake/*.h include/uapi/lake/*.h)
-	$(CC) $(HOST_CFLAGS) -O2 $< $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread
+	$(CC) $(HOST_CFLAGS) -O2 $< $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)

@@ -4,9 +4,10 @@
  * with the host device serving behind each device's rules. Each case forks:
  * the child enters the sandbox as laked does (as uid 65534 when the test
  * runs as root) and does one thing, the parent checks how it ended.
- * Serving calls, thread creation included, must survive; the syscalls an
- * attacker would want (sockets, fork, exec, writing files) must kill the
- * child with SIGSYS; reading root's secrets, writing an existing file and
+ * Serving calls, thread creation and a C++ kernel's fibers included, must
+ * survive; the syscalls an attacker would want (sockets, fork, exec,
+ * writing files) must kill the child with SIGSYS; reading root's secrets,
+ * writing an existing file and
  * loading a module through a symlink must be refused, killed or failed,
  * under the host device's rules and the CUDA driver's. A file that laked's
  * user may read but its Landlock rules do not name must stay closed (only
@@ -137,6 +138,57 @@ static void serve_calls(void)
 	assert_int_equal(result_of(&r), CUDA_SUCCESS);
 	laked_log_set_level(LOG_INFO);
 	laked_log(LOG_INFO, "test_sandbox: a log line from inside the sandbox");
+	teardown(NULL);
+}
+
+/* A launch of @layout's kernel over @blocks blocks of @threads; the result of a sync after it. */
+static CUresult launch_sync(u64 ctx, const struct lake_wire_get_function_res *layout,
+			    void **args, u32 blocks, u32 threads)
+{
+	struct lake_wire_req r = req_new(LAKE_API_LAUNCH_KERNEL, ctx);
+	u8 packed[64];
+
+	r.args.launch.func = layout->func;
+	r.args.launch.grid[0] = blocks;
+	r.args.launch.grid[1] = r.args.launch.grid[2] = 1;
+	r.args.launch.block[0] = threads;
+	r.args.launch.block[1] = r.args.launch.block[2] = 1;
+	r.tail = packed;
+	r.tail_len = (u32)lake_wire_pack_params(layout, args, packed, sizeof(packed));
+	assert_int_equal(result_of(&r), CUDA_SUCCESS);
+	r = req_new(LAKE_API_CTX_SYNCHRONIZE, ctx);
+	return result_of(&r);
+}
+
+/*
+ * A C++ kernel with barriers (tests/kernels/cxx/): libstdc++'s demangler,
+ * fibers on fresh guarded stacks switched with swapcontext, ffi_call; and
+ * one whose barrier not every thread reaches, which fails and is left.
+ */
+static void serve_cxx_kernel(void)
+{
+	u64 ctx = new_ctx(), bar = module_load(ctx, "cxx/barriers.cubin", CUDA_SUCCESS);
+	u64 flt = module_load(ctx, "cxx/faults.cubin", CUDA_SUCCESS);
+	u64 in = mem_alloc(ctx, 512 * sizeof(long)), out = mem_alloc(ctx, 2 * sizeof(long));
+	struct lake_wire_get_function_res sum, divergent;
+	long vals[512], *sums;
+	void *args[] = { &in, &out, NULL };
+	int n = 512, i;
+
+	sum = get_function(ctx, bar, "_Z9block_sumPlS_i")->res.get_function;
+	divergent = get_function(ctx, flt, "_Z9divergentPii")->res.get_function;
+	for (i = 0; i < n; i++)
+		vals[i] = i;
+	assert_int_equal(put_inline(ctx, in, vals, sizeof(vals)), CUDA_SUCCESS);
+	args[2] = &n;
+	assert_int_equal(launch_sync(ctx, &sum, args, 2, 256), CUDA_SUCCESS);
+	sums = (long *)get_inline(ctx, out, 2 * sizeof(long))->tail;
+	assert_int_equal(sums[0], 255 * 256 / 2);
+	assert_int_equal(sums[1], 511 * 512 / 2 - 255 * 256 / 2);
+	n = 300;
+	args[0] = &out;
+	args[1] = &n;
+	assert_int_equal(launch_sync(ctx, &divergent, args, 2, 256), CUDA_ERROR_LAUNCH_FAILED);
 	teardown(NULL);
 }
 
@@ -273,6 +325,7 @@ static void test_serving_survives(void **state)
 {
 	(void)state;
 	in_sandbox(serve_calls, SURVIVES);
+	in_sandbox(serve_cxx_kernel, SURVIVES);
 	in_sandbox(open_read_only, SURVIVES);
 	in_sandbox(clone3_says_enosys, SURVIVES);
 }
