@@ -61,7 +61,7 @@ $(BUILD)/install/dkms.conf: dist/dkms.conf.in VERSION
 DKMS_SRCS := $(filter-out lakeshm/alloc_check.c,$(wildcard lakeshm/*.[ch])) lakeshm/Kbuild \
 	$(wildcard lakelib/*.[ch]) lakelib/Kbuild $(wildcard common/*.[ch]) common/Kbuild \
 	$(wildcard include/lake/*.h) $(wildcard include/uapi/lake/*.h) \
-	$(wildcard include/kapi/*.h) include/kapi/symbols
+	$(wildcard include/kapi/*.h include/kapi/host/*.h) include/kapi/symbols
 
 .PHONY: install install-build install-programs install-dkms-src
 install: install-programs install-dkms-src

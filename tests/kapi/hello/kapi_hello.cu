@@ -2,8 +2,11 @@
 /*
  * kapi_hello's kernels, plain CUDA C++ as LAKE's modules have them: nvcc
  * builds the cubin, g++ with lake/cuda_host.h the host device's .so, and
- * both name the kernels alike (_Z12hello_kernelPii, ...).
+ * both name the kernels alike (_Z12hello_kernelPii, ...). It includes the
+ * runtime header as LAKE's kernel files do (include/kapi/host for g++).
  */
+#include <cuda_runtime.h>
+
 __global__ void hello_kernel(int *inputs, int n)
 {
 	int id = blockIdx.x * blockDim.x + threadIdx.x;
