@@ -43,7 +43,8 @@
  *   netlink:   recvmsg and sendmsg, on the registered socket only; poll and
  *              ppoll to wait for it, the signalfd and the load period; read
  *              for the signalfd.
- *   logging:   write, to stderr only on the host device; sendto, on the
+ *   logging:   write, to stderr only on the host device (and stdout: a
+ *              kernel's printf); sendto, on the
  *              syslog socket connected at startup only.
  *   ring:      read of its eventfds (as any read); write, on the kernel's
  *              eventfd and laked's watch eventfd only on the host device,
@@ -408,6 +409,8 @@ static int allow_with_args(scmp_filter_ctx ctx, const struct laked_sandbox_cfg *
 				       O_RDONLY));
 	if (!ret)
 		ret = allow_on_fd(ctx, SCMP_SYS(write), STDERR_FILENO);
+	if (!ret)
+		ret = allow_on_fd(ctx, SCMP_SYS(write), STDOUT_FILENO);
 	if (!ret && cfg->ring_cq_fd > 2)
 		ret = allow_on_fd(ctx, SCMP_SYS(write), cfg->ring_cq_fd);
 	if (!ret && cfg->ring_watch_fd > 2)

@@ -292,6 +292,12 @@ int lake_driver_open_host(struct lake_driver **out, const struct lake_host_opts 
 		hd_mem_fini();
 		goto out;
 	}
+	/*
+	 * A kernel's printf: each line out as it is printed (a GPU's come out
+	 * at the next synchronize), on laked's stdout, which the sandbox lets
+	 * it write.
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	hd.open = true;
 	lake_driver_set_error("%s", "");
 	*out = &host_driver;

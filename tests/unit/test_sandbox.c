@@ -163,14 +163,15 @@ static CUresult launch_sync(u64 ctx, const struct lake_wire_get_function_res *la
 /*
  * A C++ kernel with barriers (tests/kernels/cxx/): libstdc++'s demangler,
  * fibers on fresh guarded stacks switched with swapcontext, ffi_call; and
- * one whose barrier not every thread reaches, which fails and is left.
+ * one whose barrier not every thread reaches, which fails and is left; and
+ * one that prints (its line written to stdout as it is printed).
  */
 static void serve_cxx_kernel(void)
 {
 	u64 ctx = new_ctx(), bar = module_load(ctx, "cxx/barriers.cubin", CUDA_SUCCESS);
 	u64 flt = module_load(ctx, "cxx/faults.cubin", CUDA_SUCCESS);
 	u64 in = mem_alloc(ctx, 512 * sizeof(long)), out = mem_alloc(ctx, 2 * sizeof(long));
-	struct lake_wire_get_function_res sum, divergent;
+	struct lake_wire_get_function_res sum, divergent, say;
 	long vals[512], *sums;
 	void *args[] = { &in, &out, NULL };
 	int n = 512, i;
@@ -189,6 +190,10 @@ static void serve_cxx_kernel(void)
 	args[0] = &out;
 	args[1] = &n;
 	assert_int_equal(launch_sync(ctx, &divergent, args, 2, 256), CUDA_ERROR_LAUNCH_FAILED);
+	say = get_function(ctx, module_load(ctx, "cxx/printf.cubin", CUDA_SUCCESS),
+			   "_Z3sayi")->res.get_function;
+	args[0] = &n;
+	assert_int_equal(launch_sync(ctx, &say, args, 2, 32), CUDA_SUCCESS);
 	teardown(NULL);
 }
 
@@ -242,9 +247,10 @@ static void open_creating_read_only(void)
 	open("/tmp/laked-sandbox-test", O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
 }
 
-static void write_stdout(void)
+/* Output goes to stderr and stdout only (a kernel's printf), not any fd. */
+static void write_stdin(void)
 {
-	if (write(STDOUT_FILENO, "x", 1) < 0)
+	if (write(STDIN_FILENO, "x", 1) < 0)
 		_exit(1);
 }
 
@@ -334,7 +340,7 @@ static void test_forbidden_syscalls_kill(void **state)
 {
 	static void (*const forbidden[])(void) = {
 		inet_socket, unix_socket, do_fork, do_exec, open_for_writing,
-		open_creating_read_only, write_stdout, new_namespace,
+		open_creating_read_only, write_stdin, new_namespace,
 	};
 	unsigned int i;
 
