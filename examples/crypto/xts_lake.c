@@ -736,8 +736,8 @@ static int bench(unsigned int size, unsigned int count, bool lake)
 	ns = max(ktime_get_ns() - t0, 1ull);
 	ret = READ_ONCE(b.err);
 	snprintf(bench_last, sizeof(bench_last),
-		 "bench %s size %u count %u ns %llu mbps %llu err %d\n", lake ? "lake" : "cpu",
-		 size, count, ns, div64_u64((u64)size * count * 1000, ns), ret);
+		 "bench %s size %u count %u ns %llu kbps %llu err %d\n", lake ? "lake" : "cpu",
+		 size, count, ns, div64_u64((u64)size * count * USEC_PER_SEC, ns), ret);
 out:
 	for (i = 0; reqs && i < count; i++)
 		skcipher_request_free(reqs[i]);
