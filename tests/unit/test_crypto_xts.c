@@ -5,13 +5,17 @@
  * launched through the host device's CUDA API. IEEE 1619-2007's published
  * XTS-AES vectors (1, 2, 10 with a 256-bit key, 15 to 18 with ciphertext
  * stealing) and one from NIST's XTSVS, encrypted and decrypted by both CPU
- * paths, the table-free one and AES-NI; then the two paths against each
- * other over every length from 16 to 600 bytes and three key sizes, batches
- * mixing keys and directions, and the kernel's refusals.
+ * paths, the table-free one and AES-NI, and by the GPU's table cipher (the
+ * same source built by cc with -DXTS_TABLE_CIPHER: its code, without a
+ * GPU); then the paths against each other over every length from 16 to 600
+ * bytes and three key sizes, batches mixing keys and directions, and the
+ * kernel's refusals.
  */
 #include "hostdev_util.h"
 #include <cpuid.h>
 #include "examples/crypto/xts_kernel.h"
+
+static void random_key(struct xts_key *key, unsigned int len);
 
 struct vec {
 	const char *name, *k1, *k2, *iv, *pt, *ct;
@@ -172,6 +176,37 @@ static void test_vectors_table_free(void **state)
 	check_vectors(XTS_IMPL_TABLE_FREE, XTS_RAN_TABLE_FREE);
 }
 
+/* The GPU's cipher code, on the host: the same vectors, and the same bytes as table-free. */
+static void test_vectors_gpu_cipher(void **state)
+{
+	static const unsigned int klens[] = { 16, 24, 32 };
+	unsigned char a[300], b[300], iv[16] = { 7 };
+	CUfunction cpu_fn = fn;
+	struct xts_key key;
+	unsigned int len, k;
+	CUmodule tmod;
+
+	(void)state;
+	CU(D->cuModuleLoad(&tmod, kernel_path("example_xts_tables", ".cubin")));
+	CU(D->cuModuleGetFunction(&fn, tmod, "xts_aes"));
+	check_vectors(XTS_IMPL_AUTO, XTS_RAN_GPU);
+	for (k = 0; k < 3; k++) {
+		random_key(&key, klens[k]);
+		for (len = XTS_UNIT_MIN; len <= sizeof(a); len += 7) {
+			memset(a, (int)len, len);
+			memcpy(b, a, len);
+			assert_int_equal(run_one(&key, iv, a, len, 0, XTS_IMPL_AUTO), XTS_RAN_GPU);
+			fn = cpu_fn;
+			run_one(&key, iv, b, len, 0, XTS_IMPL_TABLE_FREE);
+			CU(D->cuModuleGetFunction(&fn, tmod, "xts_aes"));
+			if (memcmp(a, b, len))
+				fail_msg("key %u, len %u: the GPU's cipher disagrees", klens[k], len);
+		}
+	}
+	fn = cpu_fn;
+	CU(D->cuModuleUnload(tmod));
+}
+
 static void test_vectors_aesni(void **state)
 {
 	(void)state;
@@ -308,6 +343,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_vectors_table_free),
 		T(test_vectors_aesni),
+		T(test_vectors_gpu_cipher),
 		T(test_paths_agree),
 		T(test_batch),
 		T(test_refusals),
