@@ -651,9 +651,10 @@ static int calibrate(void)
 }
 
 /*
- * --- bench: COUNT requests of SIZE bytes through a driver, all in flight
- * at once, as dm-crypt's workers issue them; make bench compares the CPU
- * driver with this one on laked's host device ---
+ * --- bench and compare: COUNT requests of SIZE bytes through a driver, all
+ * in flight at once, as dm-crypt's workers issue them. make bench times
+ * the CPU driver and this one; the VM case compares their bytes, at sizes
+ * that need ciphertext stealing too (the kernel's self-tests have none) ---
  */
 
 struct bench_state {
@@ -678,34 +679,41 @@ static LAKE_CRYPTO_DONE(bench_done)
 		bench_one_done(LAKE_CRYPTO_DATA(), err);
 }
 
-static int bench(unsigned int size, unsigned int count, bool lake)
+static struct crypto_skcipher *bench_tfm(bool lake)
 {
 	static const u8 key[32] = "bench key: K1 is not K2, weakly";
 	struct crypto_skcipher *tfm;
-	struct skcipher_request **reqs = NULL;
-	struct scatterlist *sgs = NULL;
-	struct bench_state b;
-	u8 *buf = NULL, *ivs = NULL;
-	unsigned int i, started = 0;
-	u64 t0, ns;
 	int ret;
 
-	if (size < XTS_UNIT_MIN || size > 65536 || !count || count > 8192 ||
-	    (u64)size * count > (8u << 20)) {
-		pr_warn("example_xts: bench SIZE (16..65536) COUNT (1..8192, 8 MiB in all) cpu|lake\n");
-		return -EINVAL;
-	}
 	/* The CPU driver: the kernel's best xts(aes) that is not this one. */
 	tfm = lake ? crypto_alloc_skcipher(DRIVER_NAME, 0, 0) :
 		     crypto_alloc_skcipher("xts(aes)", 0, CRYPTO_ALG_NEED_FALLBACK);
 	if (IS_ERR(tfm))
-		return PTR_ERR(tfm);
+		return tfm;
 	ret = crypto_skcipher_setkey(tfm, key, sizeof(key));
-	buf = kvmalloc((size_t)size * count, GFP_KERNEL);
+	if (ret) {
+		crypto_free_skcipher(tfm);
+		return ERR_PTR(ret);
+	}
+	return tfm;
+}
+
+/* @count requests over @buf, in place, all in flight; the time taken, or -errno. */
+static s64 bench_run(struct crypto_skcipher *tfm, u8 *buf, unsigned int size,
+		     unsigned int count, bool decrypt)
+{
+	struct skcipher_request **reqs;
+	struct scatterlist *sgs;
+	struct bench_state b;
+	unsigned int i;
+	u8 *ivs;
+	s64 ret = 0;
+	u64 t0;
+
 	reqs = kvcalloc(count, sizeof(*reqs), GFP_KERNEL);
 	sgs = kvcalloc(count, sizeof(*sgs), GFP_KERNEL);
 	ivs = kvcalloc(count, XTS_BLOCK, GFP_KERNEL);
-	if (!ret && (!buf || !reqs || !sgs || !ivs))
+	if (!reqs || !sgs || !ivs)
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < count; i++) {
 		reqs[i] = skcipher_request_alloc(tfm, GFP_KERNEL);
@@ -714,38 +722,129 @@ static int bench(unsigned int size, unsigned int count, bool lake)
 	}
 	if (ret)
 		goto out;
-	memset(buf, 0x5a, (size_t)size * count);
 	atomic_set(&b.left, count);
 	b.err = 0;
 	init_completion(&b.done);
 	t0 = ktime_get_ns();
-	for (started = 0; started < count; started++) {
-		i = started;
+	for (i = 0; i < count; i++) {
 		memcpy(ivs + i * XTS_BLOCK, &i, sizeof(i));
 		sg_init_one(&sgs[i], buf + (size_t)i * size, size);
 		skcipher_request_set_callback(reqs[i], CRYPTO_TFM_REQ_MAY_BACKLOG |
 					      CRYPTO_TFM_REQ_MAY_SLEEP, bench_done, &b);
 		skcipher_request_set_crypt(reqs[i], &sgs[i], &sgs[i], size, ivs + i * XTS_BLOCK);
-		ret = crypto_skcipher_encrypt(reqs[i]);
+		ret = decrypt ? crypto_skcipher_decrypt(reqs[i]) : crypto_skcipher_encrypt(reqs[i]);
 		if (ret != -EINPROGRESS && ret != -EBUSY)
 			bench_one_done(&b, ret);
 	}
 	/* Every request completes (a failed GPU batch runs again on the CPU). */
 	while (!wait_for_completion_timeout(&b.done, 10 * HZ))
 		pr_warn("example_xts: bench: %d requests still in flight\n", atomic_read(&b.left));
-	ns = max(ktime_get_ns() - t0, 1ull);
 	ret = READ_ONCE(b.err);
-	snprintf(bench_last, sizeof(bench_last),
-		 "bench %s size %u count %u ns %llu kbps %llu err %d\n", lake ? "lake" : "cpu",
-		 size, count, ns, div64_u64((u64)size * count * USEC_PER_SEC, ns), ret);
+	if (!ret)
+		ret = max(ktime_get_ns() - t0, 1ull);
 out:
 	for (i = 0; reqs && i < count; i++)
 		skcipher_request_free(reqs[i]);
 	kvfree(ivs);
 	kvfree(sgs);
 	kvfree(reqs);
+	return ret;
+}
+
+static int bench_check(unsigned int size, unsigned int count)
+{
+	if (size < XTS_UNIT_MIN || size > 65536 || !count || count > 8192 ||
+	    (u64)size * count > (8u << 20)) {
+		pr_warn("example_xts: bench|compare SIZE (16..65536) COUNT (1..8192, 8 MiB in all)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int bench(unsigned int size, unsigned int count, bool lake)
+{
+	struct crypto_skcipher *tfm;
+	u8 *buf;
+	s64 ns;
+
+	ns = bench_check(size, count);
+	if (ns)
+		return ns;
+	tfm = bench_tfm(lake);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	buf = kvmalloc((size_t)size * count, GFP_KERNEL);
+	ns = -ENOMEM;
+	if (buf) {
+		memset(buf, 0x5a, (size_t)size * count);
+		ns = bench_run(tfm, buf, size, count, false);
+	}
+	if (ns > 0)
+		snprintf(bench_last, sizeof(bench_last),
+			 "bench %s size %u count %u ns %lld kbps %llu err 0\n", lake ? "lake" : "cpu",
+			 size, count, ns, div64_u64((u64)size * count * USEC_PER_SEC, ns));
 	kvfree(buf);
 	crypto_free_skcipher(tfm);
+	return ns < 0 ? ns : 0;
+}
+
+/*
+ * The same plaintext through both drivers: the ciphertexts must be equal,
+ * and each driver must decrypt the other's. The count of requests whose
+ * bytes differ goes to bench_last.
+ */
+static int compare(unsigned int size, unsigned int count)
+{
+	struct crypto_skcipher *lk = NULL, *cpu = NULL;
+	u8 *plain = NULL, *a = NULL, *b = NULL;
+	size_t bytes = (size_t)size * count, i;
+	unsigned int bad = 0, j;
+	s64 ret;
+
+	ret = bench_check(size, count);
+	if (ret)
+		return ret;
+	lk = bench_tfm(true);
+	cpu = bench_tfm(false);
+	plain = kvmalloc(bytes, GFP_KERNEL);
+	a = kvmalloc(bytes, GFP_KERNEL);
+	b = kvmalloc(bytes, GFP_KERNEL);
+	if (IS_ERR(lk) || IS_ERR(cpu)) {
+		ret = IS_ERR(lk) ? PTR_ERR(lk) : PTR_ERR(cpu);
+		goto out;
+	}
+	ret = -ENOMEM;
+	if (!plain || !a || !b)
+		goto out;
+	for (i = 0; i < bytes; i++)
+		plain[i] = (u8)(i * 131 + (i >> 8));
+	memcpy(a, plain, bytes);
+	memcpy(b, plain, bytes);
+	ret = bench_run(lk, a, size, count, false);
+	if (ret > 0)
+		ret = bench_run(cpu, b, size, count, false);
+	for (j = 0; ret > 0 && j < count; j++)
+		bad += !!memcmp(a + (size_t)j * size, b + (size_t)j * size, size);
+	if (ret > 0)
+		ret = bench_run(lk, b, size, count, true);
+	if (ret > 0)
+		ret = bench_run(cpu, a, size, count, true);
+	for (j = 0; ret > 0 && j < count; j++)
+		bad += !!memcmp(a + (size_t)j * size, plain + (size_t)j * size, size) ||
+		       !!memcmp(b + (size_t)j * size, plain + (size_t)j * size, size);
+	if (ret > 0) {
+		snprintf(bench_last, sizeof(bench_last), "compare size %u count %u differ %u\n",
+			 size, count, bad);
+		ret = 0;
+	}
+out:
+	kvfree(b);
+	kvfree(a);
+	kvfree(plain);
+	if (!IS_ERR_OR_NULL(cpu))
+		crypto_free_skcipher(cpu);
+	if (!IS_ERR_OR_NULL(lk))
+		crypto_free_skcipher(lk);
 	return ret;
 }
 
@@ -802,8 +901,10 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	} else if (sscanf(cmd, "bench %u %u %7s", &size, &count, side) == 3 &&
 		   (!strcmp(side, "cpu") || !strcmp(side, "lake"))) {
 		ret = bench(size, count, side[0] == 'l');
+	} else if (sscanf(cmd, "compare %u %u", &size, &count) == 2) {
+		ret = compare(size, count);
 	} else {
-		pr_warn_ratelimited("example_xts: commands: calibrate, bench SIZE COUNT cpu|lake\n");
+		pr_warn_ratelimited("example_xts: commands: calibrate, bench SIZE COUNT cpu|lake, compare SIZE COUNT\n");
 		ret = -EINVAL;
 	}
 	mutex_unlock(&ctl_lock);
