@@ -221,6 +221,8 @@ static int xts_queue(struct skcipher_request *req, bool decrypt)
 		return -EINVAL;
 	}
 	rctx->decrypt = decrypt;
+	/* Counted first: the worker may complete it before this returns. */
+	atomic64_inc(&st.requests);
 	spin_lock_irqsave(&q.lock, flags);
 	/* Behind a backlog a request waits too, so the backlog cannot starve. */
 	if (q.nready < max_queue && list_empty(&q.backlog)) {
@@ -235,10 +237,10 @@ static int xts_queue(struct skcipher_request *req, bool decrypt)
 	}
 	spin_unlock_irqrestore(&q.lock, flags);
 	if (ret == -ENOSPC) {
+		atomic64_dec(&st.requests);
 		atomic64_inc(&st.refused);
 		return ret;
 	}
-	atomic64_inc(&st.requests);
 	if (ret == -EBUSY)
 		atomic64_inc(&st.backlogged);
 	wake_up(&q.wait);

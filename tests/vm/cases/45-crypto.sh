@@ -158,6 +158,19 @@ dmsetup remove lk
 check crypto.final_nothing_lost all_done
 echo "# at the end: $(tr '\n' ' ' < $ex)"
 check crypto.rmmod rmmod lake_example_xts
+
+# A queue of two: dm-crypt's and compare's requests past it are backlogged
+# (-EBUSY, then -EINPROGRESS when taken), none lost, all right.
+check crypto.insmod_small_queue insmod $M/lake_example_xts.ko policy_mode=gpu max_queue=2
+check crypto.small_queue_selftest wait_for 20 selftest_passed
+lake_map
+check crypto.small_queue_dm round_trip lk /tmp/b
+check crypto.small_queue_compare compare_all
+check crypto.small_queue_backlogged ex_gt backlogged 0
+dmsetup remove lk
+check crypto.small_queue_nothing_lost all_done
+echo "# queue of two: $(tr '\n' ' ' < $ex)"
+check crypto.rmmod_small_queue rmmod lake_example_xts
 kill $pid
 wait $pid 2> /dev/null
 check crypto.rmmod_lake sh -c "rmmod lakelib && rmmod lakeshm"
