@@ -6,9 +6,10 @@
 # it back), both ways; fio with crc32c verification through the mapping
 # sees no error while laked is killed with a batch in flight and restarted;
 # forced CPU sends nothing to laked; rmmod is refused while a mapping holds
-# the driver, and no request is left pending. Lengths that need ciphertext
-# stealing, which testmgr's vectors here lack, are compared with the
-# kernel's xts directly.
+# the driver, and no request is left pending; a queue of two backlogs; with
+# its priority raised, dm-crypt's plain aes-xts-plain64 uses it. Lengths
+# that need ciphertext stealing, which testmgr's vectors here lack, are
+# compared with the kernel's xts directly.
 . /lib/lake/vmlib.sh
 dbg=/sys/kernel/debug/lake
 ex=$dbg/example_xts
@@ -160,11 +161,15 @@ echo "# at the end: $(tr '\n' ' ' < $ex)"
 check crypto.rmmod rmmod lake_example_xts
 
 # A queue of two: dm-crypt's and compare's requests past it are backlogged
-# (-EBUSY, then -EINPROGRESS when taken), none lost, all right.
-check crypto.insmod_small_queue insmod $M/lake_example_xts.ko policy_mode=gpu max_queue=2
+# (-EBUSY, then -EINPROGRESS when taken), none lost, all right. The priority
+# raised above the CPU's, plain "aes-xts-plain64" gets lake's driver.
+check crypto.insmod_small_queue insmod $M/lake_example_xts.ko policy_mode=gpu max_queue=2 \
+	priority=500
 check crypto.small_queue_selftest wait_for 20 selftest_passed
-lake_map
+crypt_map lk aes-xts-plain64
+gpu0=$(ex_of gpu)
 check crypto.small_queue_dm round_trip lk /tmp/b
+check crypto.raised_priority_is_default ex_gt gpu $((gpu0 + 511))
 check crypto.small_queue_compare compare_all
 check crypto.small_queue_backlogged ex_gt backlogged 0
 dmsetup remove lk
