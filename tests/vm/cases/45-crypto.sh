@@ -99,6 +99,10 @@ compare_all() {
 		grep -qx "compare size $_sz count 16 differ 0" $ex || { grep '^compare' $ex; return 1; }
 	done
 }
+check crypto.calibrate sh -c "echo calibrate > $ex"
+echo "# calibrated crossover: $(grep '^crossover_calibrated ' $pol/status | cut -d' ' -f2)"
+refuse crypto.bad_command sh -c "echo fly > $ex"
+refuse crypto.bad_bench_size sh -c "echo 'bench 15 1 cpu' > $ex"
 gpu0=$(ex_of gpu)
 check crypto.stealing_equals_kernel compare_all
 check crypto.stealing_on_gpu_side ex_gt gpu $((gpu0 + 7 * 32 - 1))
