@@ -19,7 +19,8 @@
  *    with SubBytes computed as inversion in GF(2^8) (x^254, by square and
  *    multiply) followed by the affine map: no memory access depends on the
  *    data or the key, and no branch does, so cache and branch timing reveal
- *    nothing. It is some 50 times slower than AES-NI.
+ *    nothing. Natively it is 3 to 45 times slower than AES-NI, by request
+ *    size (make bench: bench_xts).
  *  - GPU (nvcc): byte-wise AES with the S-boxes in shared memory, indexed
  *    by secret bytes. Shared-memory bank conflicts make the kernel's time
  *    depend on the data, which is a known timing channel on GPUs (key

@@ -54,6 +54,10 @@
  * then it answers CPU. An operator forces a side in
  * lake/policy/example_xts/mode (or with the policy_mode parameter, applied
  * before the algorithm registers, so that its self-tests run on that side).
+ * The same debugfs file takes "bench SIZE COUNT cpu|lake" (COUNT requests
+ * in flight through either driver, timed) and "compare SIZE COUNT" (the
+ * same bytes through both, which must agree), for make bench and the VM
+ * case.
  *
  * When laked dies. lakelib fails the batch's calls at once (or after its
  * timeout_ms, fencing a laked that hangs), the policy is told and trips to
