@@ -57,7 +57,7 @@
  * The same debugfs file takes "bench SIZE COUNT cpu|lake" (COUNT requests
  * in flight through either driver, timed) and "compare SIZE COUNT" (the
  * same bytes through both, which must agree), for make bench and the VM
- * case.
+ * case (bench.c).
  *
  * When laked dies. lakelib fails the batch's calls at once (or after its
  * timeout_ms, fencing a laked that hangs), the policy is told and trips to
