@@ -136,3 +136,36 @@ if linnos_dm_up 0 mode=cpu model=linnos/linnos_nn.lnw; then
 else
 	echo "bench: linnos setup failed"
 fi
+# examples/crypto: MB/s per request size, the kernel's own xts(aes) (the CPU
+# driver: aes-generic's in the guest, whose CPU has no AES-NI) against
+# xts-aes-lake forced to laked's host device (its table-free cipher there),
+# every request in flight at once as dm-crypt issues them; then the policy
+# calibrated on 512-byte requests, and its crossover.
+for m in $(cat $M/kernel/xts.order); do insmod $M/kernel/$m.ko 2> /dev/null; done
+x=/sys/kernel/debug/lake/example_xts
+xpol=/sys/kernel/debug/lake/policy/example_xts
+# xts_kbps SIZE COUNT cpu|lake: one bench run's kB/s; mb KBPS: as MB/s, two decimals
+xts_kbps() { echo "bench $1 $2 $3" > $x && sed -n "s/^bench $3 .* kbps \([0-9]*\) err 0$/\1/p" $x; }
+mb() { echo "$(($1 / 1000)).$(printf %02d $(($1 % 1000 / 10)))"; }
+if insmod $M/lake_example_xts.ko policy_mode=gpu batch_kib=4096; then
+	for sc in "512 2048" "4096 256" "65536 32"; do
+		set -- $sc
+		cpu_kb=$(xts_kbps $1 $2 cpu) lake_kb=$(xts_kbps $1 $2 lake)
+		if [ -n "$cpu_kb" ] && [ -n "$lake_kb" ] && [ "$cpu_kb" -gt 0 ]; then
+			r=$((lake_kb * 1000 / cpu_kb))
+			echo "bench: crypto xts(aes) $1-byte requests, $2 in flight: CPU driver $(mb $cpu_kb) MB/s, lake on the host device $(mb $lake_kb) MB/s, lake/CPU $((r / 1000)).$(printf %03d $((r % 1000)))x"
+		else
+			echo "bench: crypto xts(aes) $1-byte requests: no figure"
+		fi
+	done
+	echo "bench: crypto: $(grep -E '^(ran_|gpu_batches|redone_on_cpu|errors)' $x | tr '\n' ' ')"
+	echo auto > $xpol/mode
+	if echo calibrate > $x; then
+		echo "bench: crypto xts(aes) 512-byte requests, batch 1-64, crossover (CPU vs laked's host device): $(sed -n 's/^crossover_calibrated //p' $xpol/status)"
+	else
+		echo "bench: crypto calibration failed"
+	fi
+	rmmod lake_example_xts
+else
+	echo "bench: crypto setup failed"
+fi

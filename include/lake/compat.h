@@ -37,4 +37,18 @@ static inline void lake_eventfd_signal(struct eventfd_ctx *ctx)
 #endif
 }
 
+/*
+ * Crypto API completions: from 6.3 a callback gets the request's data, not
+ * the request. LAKE_CRYPTO_DONE(fn) declares one; LAKE_CRYPTO_DATA() is that
+ * data inside it.
+ */
+struct crypto_async_request;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define LAKE_CRYPTO_DONE(fn)	void fn(void *lake__data, int err)
+#define LAKE_CRYPTO_DATA()	(lake__data)
+#else
+#define LAKE_CRYPTO_DONE(fn)	void fn(struct crypto_async_request *lake__areq, int err)
+#define LAKE_CRYPTO_DATA()	(lake__areq->data)
+#endif
+
 #endif /* LAKE_COMPAT_H */
