@@ -3,4 +3,4 @@
 # read later, defines the driver's sources.
 BENCHES += xts
 BENCH_SRCS_xts = $(LAKED_DRIVER_SRCS)
-BENCH_LIBS_xts := -lpthread -ldl
+BENCH_LIBS_xts = -lpthread -ldl $(LAKED_HOST_LIBS)

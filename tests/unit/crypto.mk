@@ -3,7 +3,7 @@
 # file, defines the driver's sources.
 UNIT_TESTS += crypto_xts
 UNIT_SRCS_crypto_xts = $(LAKED_DRIVER_SRCS)
-UNIT_LIBS_crypto_xts := -lpthread -ldl
+UNIT_LIBS_crypto_xts = -lpthread -ldl $(LAKED_HOST_LIBS)
 
 # The GPU's table cipher built by cc, for these tests alone (no GPU here).
 HOST_KERNELS += $(BUILD)/kernels/example_xts_tables.so
