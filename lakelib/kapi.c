@@ -38,42 +38,33 @@ LAKE_V2(cuMemsetD32, (CUdeviceptr dst, unsigned int ui, size_t n), (dst, ui, n))
 LAKE_V2(cuStreamDestroy, (CUstream s), (s));
 LAKE_V2(cuEventDestroy, (CUevent e), (e));
 
-/* laked's last load report, or why there is none to read @flag from. */
-static CUresult load_field(u32 flag, struct lake_genl_load *load)
+/* @flag's figure from laked's last load report, or why there is none. */
+static CUresult load_figure(u32 flag, int *out)
 {
+	struct lake_genl_load load;
 	u64 age;
 
-	if (!lake_nl_load(load, &age))
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!lake_nl_load(&load, &age))
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return load->flags & flag ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+	if (!(load.flags & flag))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	*out = flag == LAKE_LOAD_F_PROCS ? min_t(u32, load.procs, INT_MAX) :
+					   min_t(u32, load.util_pct, 100);
+	return CUDA_SUCCESS;
 }
 
 CUresult nvmlRunningProcs(int *nproc);
 CUresult nvmlRunningProcs(int *nproc)
 {
-	struct lake_genl_load load;
-	CUresult ret;
-
-	if (!nproc)
-		return CUDA_ERROR_INVALID_VALUE;
-	ret = load_field(LAKE_LOAD_F_PROCS, &load);
-	if (!ret)
-		*nproc = min_t(u32, load.procs, INT_MAX);
-	return ret;
+	return load_figure(LAKE_LOAD_F_PROCS, nproc);
 }
 EXPORT_SYMBOL_GPL(nvmlRunningProcs);
 
 CUresult nvmlUtilRate(int *pct);
 CUresult nvmlUtilRate(int *pct)
 {
-	struct lake_genl_load load;
-	CUresult ret;
-
-	if (!pct)
-		return CUDA_ERROR_INVALID_VALUE;
-	ret = load_field(LAKE_LOAD_F_UTIL, &load);
-	if (!ret)
-		*pct = min_t(u32, load.util_pct, 100);
-	return ret;
+	return load_figure(LAKE_LOAD_F_UTIL, pct);
 }
 EXPORT_SYMBOL_GPL(nvmlUtilRate);
