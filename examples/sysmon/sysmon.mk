@@ -1,0 +1,35 @@
+# examples/sysmon's kNN kernels: the host device's build (sysmon_knn.so)
+# always, and where nvcc is installed the GPU's (sysmon_knn.fatbin: sm_80
+# and sm_90). The module asks for sysmon_knn.fatbin; the host device serves
+# sysmon_knn.so for it.
+NVCC ?= /usr/local/cuda/bin/nvcc
+HOST_KERNELS += $(BUILD)/kernels/sysmon_knn.so
+ifneq ($(wildcard $(NVCC)),)
+HOST_KERNELS += $(BUILD)/kernels/sysmon_knn.fatbin
+endif
+
+$(BUILD)/kernels/sysmon_knn.so: examples/sysmon/knn.cu examples/sysmon/knn.h \
+		include/lake/kernel.h include/lake/kernel_abi.h include/lake/kernel_sig.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -x c -shared -fPIC -O2 -Iinclude $< -o $@
+
+$(BUILD)/kernels/sysmon_knn.fatbin: examples/sysmon/knn.cu examples/sysmon/knn.h include/lake/kernel.h
+	@mkdir -p $(@D)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=sm_80 \
+		-gencode arch=compute_90,code=sm_90 -Iinclude $< -o $@
+
+# The reference's loop on the project's own tools (examples/sysmon/train.py):
+#   make sysmon-trace   record the reference's workloads in the guest (the sysmon
+#                       case with lake_sysmon_record=1): examples/sysmon/ref/windows.csv
+#   make sysmon-ref     build examples/sysmon/ref/sysmon.skr from it (k, threshold)
+SYSMON_KVER := $(lastword $(KVERS))
+.PHONY: sysmon-trace sysmon-ref
+sysmon-trace: deps
+	@$(MAKE) --no-print-directory vm-images KVERS=$(SYSMON_KVER)
+	@SYSMON_RECORD=1 tests/vm/run $(SYSMON_KVER) 1 sysmon >/dev/null; \
+		log=$(BUILD)/vm/$(SYSMON_KVER)-smp1.log.txt; \
+		sed -n 's/^sysmon-window: //p' $$log > examples/sysmon/ref/windows.csv; \
+		echo "sysmon-trace: $$(($$(wc -l < examples/sysmon/ref/windows.csv) - 1)) windows in examples/sysmon/ref/windows.csv"
+sysmon-ref:
+	/usr/bin/python3 examples/sysmon/train.py examples/sysmon/ref/windows.csv \
+		-o examples/sysmon/ref/sysmon.skr

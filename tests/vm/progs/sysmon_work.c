@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * examples/sysmon's anomalous workloads, each under a comm of its own so
+ * that the case can tell its windows apart (prctl PR_SET_NAME):
+ *
+ *	sysmon_work mkfiles DIR N	N files of 4 KiB in DIR (the victims; comm unchanged)
+ *	sysmon_work ransom DIR		as ransomware does: every file of DIR read,
+ *					"encrypted" (XOR keystream), written to a temporary
+ *					file, renamed to NAME.locked, the original unlinked
+ *	sysmon_work forkbomb N		a fork bomb bounded at N processes: the root forks
+ *					N children, each of which forks once more and waits
+ *	sysmon_work portscan N		connect() to 127.0.0.1 ports 1..N, one socket each
+ *
+ * Exit 0 when the work was done, 1 (with a line on stderr) when a call it
+ * needs failed.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int die(const char *what)
+{
+	fprintf(stderr, "sysmon_work: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static int mkfiles(const char *dir, int n)
+{
+	char path[512], buf[4096];
+	int i, fd;
+
+	for (i = 0; i < (int)sizeof(buf); i++)
+		buf[i] = (char)(i * 31 + 7);
+	mkdir(dir, 0755);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/doc%04d.txt", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return die(path);
+		close(fd);
+	}
+	return 0;
+}
+
+static int ransom(const char *dir)
+{
+	char path[512], tmp[600], out[600], buf[65536];
+	unsigned int key = 0x9e3779b9u;
+	struct dirent *de;
+	DIR *d;
+	ssize_t n, i;
+	int fd, o, done = 0;
+
+	prctl(PR_SET_NAME, "sm_ransom");
+	d = opendir(dir);
+	if (!d)
+		return die(dir);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strstr(de->d_name, ".locked"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		snprintf(out, sizeof(out), "%s.locked", path);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return die(path);
+		o = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (o < 0)
+			return die(tmp);
+		/* Small reads and writes, as a stream cipher's loop makes them. */
+		while ((n = read(fd, buf, 1024)) > 0) {
+			for (i = 0; i < n; i++) {
+				key = key * 1664525u + 1013904223u;
+				buf[i] ^= (char)(key >> 24);
+			}
+			if (write(o, buf, n) != n)
+				return die(tmp);
+		}
+		close(fd);
+		close(o);
+		if (rename(tmp, out) || unlink(path))
+			return die(out);
+		done++;
+	}
+	closedir(d);
+	printf("sm_ransom: %d files locked\n", done);
+	return 0;
+}
+
+static int forkbomb(int n)
+{
+	int i, spawned = 0;
+	pid_t p;
+
+	prctl(PR_SET_NAME, "sm_forkbomb");
+	for (i = 0; i < n / 2; i++) {
+		p = fork();
+		if (p < 0)
+			break;
+		if (p == 0) {
+			p = fork();
+			if (p > 0)
+				waitpid(p, NULL, 0);
+			_exit(0);
+		}
+		spawned += 2;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("sm_forkbomb: %d processes\n", spawned);
+	return spawned ? 0 : die("fork");
+}
+
+static int portscan(int n)
+{
+	struct sockaddr_in a;
+	int port, fd, open_ports = 0;
+
+	prctl(PR_SET_NAME, "sm_portscan");
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (port = 1; port <= n; port++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return die("socket");
+		a.sin_port = htons(port);
+		if (!connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			open_ports++;
+		close(fd);
+	}
+	printf("sm_portscan: %d ports, %d open\n", n, open_ports);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "mkfiles"))
+		return mkfiles(argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "ransom"))
+		return ransom(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "forkbomb"))
+		return forkbomb(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "portscan"))
+		return portscan(atoi(argv[2]));
+	fprintf(stderr, "usage: sysmon_work mkfiles DIR N | ransom DIR | forkbomb N | portscan N\n");
+	return 2;
+}
