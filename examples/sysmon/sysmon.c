@@ -76,6 +76,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -208,7 +209,7 @@ static struct {
 
 static struct {
 	atomic64_t ticks, windows, small, scored_cpu, scored_gpu, flagged;
-	atomic64_t batches_cpu, batches_gpu, gpu_errors, redone_cpu, unscored, overflow;
+	atomic64_t batches_cpu, batches_gpu, gpu_errors, redone_cpu, deferred, overflow;
 } st;
 
 static DEFINE_SPINLOCK(flag_lock);
@@ -553,7 +554,25 @@ static void finish_batch(u32 nq)
 	}
 }
 
-/* Under sm_lock: one period's windows, scored in batches of max_batch. */
+/* Is @tgid still running (not yet exiting)? */
+static bool running(u32 tgid)
+{
+	struct task_struct *t;
+	bool alive;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	alive = t && !(t->flags & PF_EXITING);
+	rcu_read_unlock();
+	return alive;
+}
+
+/*
+ * Under sm_lock: one period's windows, scored in batches of max_batch. A
+ * process first seen this period and still running waits for the next
+ * period, which scores its two periods together: a short program is judged
+ * on all of its calls, not on where a period happened to cut it.
+ */
 static void tick(void)
 {
 	u32 i, j, nq = 0;
@@ -568,6 +587,10 @@ static void tick(void)
 		for (j = 0; j < SYSMON_DIMS; j++)
 			counts[j] = w->c[j] + (p ? p->c[j] : 0);
 		calls = win_calls(counts);
+		if (!p && running(w->tgid)) {
+			atomic64_inc(&st.deferred);
+			continue;
+		}
 		atomic64_inc(&st.windows);
 		if (calls < READ_ONCE(min_calls)) {
 			atomic64_inc(&st.small);
@@ -745,6 +768,7 @@ static int status_show(struct seq_file *m, void *unused)
 	SHOW(batches_gpu);
 	SHOW(gpu_errors);
 	SHOW(redone_cpu);
+	SHOW(deferred);
 	SHOW(overflow);
 #undef SHOW
 	/* The reference's figures, read racily: a swap in between shows either. */

@@ -61,8 +61,16 @@ rate() {
 		NR > 1 && $4 >= 16 && index(names, " " $3 " ") { n++; if ($5 > thr) f++; if ($5 > m) m = $5 }
 		END { printf "%d %d %d\n", n, f, m }' /tmp/win.csv
 }
+# rv COMM...: rate's figures in rn (windows), rf (flagged); no set --, which
+# would take the case's own arguments.
+rv() {
+	_r=$(rate "$@")
+	rn=${_r%% *}
+	_r=${_r#* }
+	rf=${_r%% *}
+}
 # flagged COMM: at least one window of COMM passed the threshold.
-flagged() { set -- $(rate "$1"); [ "$1" -gt 0 ] && [ "$2" -gt 0 ]; }
+flagged() { rv "$1"; [ "$rn" -gt 0 ] && [ "$rf" -gt 0 ]; }
 windows() { cat $sm/windows > /tmp/win.csv; }
 [ -d $tr/events ] || mount -t tracefs nodev $tr
 
@@ -142,16 +150,20 @@ for w in ransom forkbomb portscan; do
 done
 ref_comms="ls cat sort uniq gzip gunzip dd find md5sum grep wc sed awk cp rm tar ps dmesg sleep"
 new_comms="du sha256sum cut tr hexdump cmp stat mkdir rmdir base64 tail"
-set -- $(rate $ref_comms)
-echo "# sysmon cpu: reference workloads: $1 windows, $2 flagged"
-check sysmon.ref_workloads_quiet [ "$2" -le $(($1 / 10)) ]
-set -- $(rate $new_comms)
-echo "# sysmon cpu: new benign workloads: $1 windows, $2 flagged"
-check sysmon.new_benign_bounded [ "$1" -gt 0 ] && [ "$2" -le $(($1 / 4)) ]
+rv $ref_comms
+echo "# sysmon cpu: reference workloads: $rn windows, $rf flagged"
+check sysmon.ref_workloads_quiet [ "$rf" -le $((rn / 10)) ]
+rv $new_comms
+echo "# sysmon cpu: new benign workloads: $rn windows, $rf flagged"
+check sysmon.new_benign_bounded sh -c "[ $rn -gt 0 ] && [ $rf -le $((rn / 4)) ]"
 for c in $new_comms; do echo "# sysmon cpu:   $c: $(rate $c)"; done
 check sysmon.flagged_view grep -q ' sm_ransom ' $sm/flagged
 check sysmon.trace_event grep -qE 'sysmon_anomaly: tgid=[0-9]+ comm=sm_portscan score=[0-9]+ threshold=[0-9]+ calls=[0-9]+ side=cpu' $tr/trace
-check sysmon.log_line sh -c "dmesg | grep -qE 'lake_sysmon: anomaly: tgid [0-9]+ \(sm_(ransom|forkbomb|portscan)\) score'"
+check sysmon.log_line sh -c "dmesg | grep -qE 'lake_sysmon: anomaly: tgid [0-9]+ \([^)]*\) score [0-9]+ > threshold'"
+for c in $ref_comms sh laked; do
+	rv $c
+	[ "$rf" -gt 0 ] && echo "# sysmon cpu:   reference program $c: $(rate $c)"
+done
 check sysmon.not_killed sh -c "sysmon_work portscan 50 | grep -q '50 ports'"
 cp /tmp/win.csv /tmp/win-cpu.csv
 
@@ -172,8 +184,8 @@ check sysmon.gpu_scored sh -c "[ $(st_of scored_gpu) -gt 0 ] && [ $(st_of gpu_er
 check sysmon.gpu_flags_portscan flagged sm_portscan
 check sysmon.gpu_flags_forkbomb flagged sm_forkbomb
 check sysmon.trace_event_gpu grep -qE 'comm=sm_portscan .* side=gpu' $tr/trace
-set -- $(rate $new_comms)
-echo "# sysmon gpu: new benign workloads: $1 windows, $2 flagged"
+rv $new_comms
+echo "# sysmon gpu: new benign workloads: $rn windows, $rf flagged"
 
 # laked stopped with a batch waiting on it, then killed: the batch is
 # scored on the CPU, nothing hangs, and the CPU side goes on.
