@@ -51,4 +51,13 @@ struct crypto_async_request;
 #define LAKE_CRYPTO_DATA()	(lake__areq->data)
 #endif
 
+/*
+ * Tracepoint probes from modules (examples/sysmon): for_each_kernel_tracepoint(),
+ * tracepoint_probe_register() and tracepoint_synchronize_unregister() and
+ * raw_syscalls:sys_enter's prototype (struct pt_regs *, long id) are the same
+ * on 6.1 and 6.12, which call the probe with preemption off. Later kernels
+ * make syscall tracepoints faultable, calling probes preemptible: a probe
+ * must not rely on staying on one CPU (sysmon's takes its table's lock).
+ */
+
 #endif /* LAKE_COMPAT_H */
