@@ -208,6 +208,8 @@ check sysmon.cpu_after_kill sh -c "[ $(st_of scored_cpu) -gt $cpu1 ]"
 echo auto > $pol/mode
 check sysmon.periodic_ticks wait_for 5 sh -c "t=\$(grep '^ticks ' $sm/status | cut -d' ' -f2); sleep 0.6;
 	[ \$(grep '^ticks ' $sm/status | cut -d' ' -f2) -gt \$t ]"
+check sysmon.lakectl_policy sh -c "lakectl policy sysmon | grep -q 'gpu'"
+check sysmon.lakectl_registry sh -c "lakectl registry sysmon | grep -q 'calls'"
 echo "# sysmon status: $(tr '\n' ' ' < $sm/status)"
 echo 0 > $tr/events/lake_sysmon/enable
 
