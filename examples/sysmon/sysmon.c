@@ -187,6 +187,10 @@ static bool stopping;
 static DEFINE_MUTEX(sm_lock);
 static struct sysmon_ref *cur_ref;
 static u32 ref_gen;
+/* cur_ref's figures for status, which must not wait for sm_lock. */
+static struct {
+	u32 count, k, threshold;
+} shown;
 static struct sm_win *cur_win, *prev_win;	/* PROCS_MAX each */
 static u32 cur_n, prev_n;
 static struct sm_slot *merge_buf;		/* slots */
@@ -647,6 +651,7 @@ static int load_ref(const char *name)
 		sysmon_ref_free(cur_ref);
 		cur_ref = NULL;
 		ref_gen++;
+		WRITE_ONCE(shown.count, 0);
 		pr_info("reference dropped: windows are recorded, not scored\n");
 		return 0;
 	}
@@ -668,6 +673,9 @@ static int load_ref(const char *name)
 	sysmon_ref_free(cur_ref);
 	cur_ref = rf;
 	ref_gen++;
+	WRITE_ONCE(shown.k, rf->k);
+	WRITE_ONCE(shown.threshold, rf->threshold);
+	WRITE_ONCE(shown.count, rf->count);
 	pr_info("reference %s: %u windows, k %u, threshold %u\n", name, rf->count, rf->k,
 		rf->threshold);
 	return 0;
@@ -771,17 +779,12 @@ static int status_show(struct seq_file *m, void *unused)
 	SHOW(deferred);
 	SHOW(overflow);
 #undef SHOW
-	/* The reference's figures, read racily: a swap in between shows either. */
-	if (mutex_trylock(&sm_lock)) {
-		if (cur_ref)
-			seq_printf(m, "ref %u\nk %u\nthreshold %u\n", cur_ref->count, cur_ref->k,
-				   cur_ref->threshold);
-		else
-			seq_puts(m, "ref none\n");
-		mutex_unlock(&sm_lock);
-	} else {
-		seq_puts(m, "ref busy\n");
-	}
+	/* The reference's figures, as the last load set them (never waits for a tick). */
+	if (READ_ONCE(shown.count))
+		seq_printf(m, "ref %u\nk %u\nthreshold %u\n", READ_ONCE(shown.count),
+			   READ_ONCE(shown.k), READ_ONCE(shown.threshold));
+	else
+		seq_puts(m, "ref none\n");
 	seq_printf(m, "period_ms %u\nmin_calls %u\nmax_batch %u\n", READ_ONCE(period_ms),
 		   READ_ONCE(min_calls), max_batch);
 	return 0;

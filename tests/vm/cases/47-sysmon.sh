@@ -58,8 +58,9 @@ new_work() {
 # rate COMM...: "windows flagged max-score" of those comms' scored windows in /tmp/win.csv.
 rate() {
 	awk -F, -v thr="$(st_of threshold)" -v names=" $* " '
-		NR > 1 && $4 >= 16 && index(names, " " $3 " ") { n++; if ($5 > thr) f++; if ($5 > m) m = $5 }
-		END { printf "%d %d %d\n", n, f, m }' /tmp/win.csv
+		BEGIN { if (thr !~ /^[0-9]+$/) { bad = 1; print "no threshold" > "/dev/stderr"; exit 1 } }
+		NR > 1 && $4 >= 16 && index(names, " " $3 " ") { n++; if ($5 + 0 > thr + 0) f++; if ($5 + 0 > m) m = $5 + 0 }
+		END { if (bad) exit 1; printf "%d %d %d\n", n, f, m }' /tmp/win.csv
 }
 # rv COMM...: rate's figures in rn (windows), rf (flagged); no set --, which
 # would take the case's own arguments.
@@ -181,6 +182,8 @@ new_work
 tick; tick
 windows
 check sysmon.gpu_scored sh -c "[ $(st_of scored_gpu) -gt 0 ] && [ $(st_of gpu_errors) = 0 ]"
+for w in portscan forkbomb; do echo "# sysmon gpu: sm_$w windows flagged: $(rate sm_$w)"; done
+grep ',sm_' /tmp/win.csv | cut -d, -f1-5
 check sysmon.gpu_flags_portscan flagged sm_portscan
 check sysmon.gpu_flags_forkbomb flagged sm_forkbomb
 check sysmon.trace_event_gpu grep -qE 'comm=sm_portscan .* side=gpu' $tr/trace
