@@ -17,8 +17,11 @@
  * (counted: dropped). It never allocates, sleeps or prints. Each period the
  * worker flips every CPU's buffer, merges what the old one holds per tgid,
  * and adds the previous period's counts of the same tgid: a window is the
- * last two periods, sliding by one. A window with fewer than min_calls
- * calls is not scored (too little to judge: a process that only exits).
+ * last two periods, sliding by one. A process first seen in this period
+ * and still running is deferred to the next, so that a short program is
+ * judged on all its calls (counted: deferred). A window with fewer than
+ * min_calls calls is not scored (too little to judge: a process that only
+ * exits).
  * Counts become features (ref.h): per group, sqrt of each share, x 4096.
  *
  * The model: k nearest neighbours. The reference is a versioned file of
@@ -40,7 +43,7 @@
  * lake/sysmon/flagged (the last 64 processes flagged, with their worst
  * score and how many windows); lake/sysmon/status has the counters, and
  * lakectl shows the policy and the registry ("lakectl policy sysmon",
- * "lakectl registry sysmon").
+ * "lakectl registry sysmon"). Reading status never waits for a batch.
  *
  * The policy. All windows of a period are scored as one batch (at most
  * max_batch; more are scored in several), on the side the policy "sysmon"
@@ -70,6 +73,7 @@
  */
 #define pr_fmt(fmt) "lake_sysmon: " fmt
 
+#include <linux/compat.h>
 #include <linux/debugfs.h>
 #include <linux/firmware.h>
 #include <linux/hash.h>
@@ -238,7 +242,8 @@ static const struct lake_feature_desc schema[NR_F] = {
 static void sm_probe(void *data, struct pt_regs *regs, long id)
 {
 	struct sm_cpu *c = cpus[raw_smp_processor_id()];
-	u32 tgid = current->tgid, cls = sysmon_class(id), h, i;
+	/* A 32-bit or x32 call's number means another call: "other". */
+	u32 tgid = current->tgid, cls = in_compat_syscall() ? 0 : sysmon_class(id), h, i;
 	struct sm_slot *t, *s = NULL;
 
 	/*
