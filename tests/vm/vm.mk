@@ -1,5 +1,5 @@
 # Programs that run in the test guest (tests/vm/progs).
-GUEST_PROGS += shm_test shm_peek memcpy_bench netns_release
+GUEST_PROGS += shm_test shm_peek memcpy_bench netns_release aead_cmp
 GUEST_BINS += $(BUILD)/guest/genl_probe
 
 $(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h include/uapi/lake/genl.h
