@@ -33,8 +33,8 @@ GCM=gcm-aes-lake
 gx_of() { grep "^$1 " $gx | cut -d' ' -f2; }
 gx_gt() { [ "$(gx_of "$1")" -gt "$2" ]; }
 gcm_done() { [ "$(gx_of pending)" = 0 ] && [ "$(gx_of errors)" = 0 ]; }
-# aead_cmp COUNT: lake's gcm against the kernel's, from a seed this boot shows.
-aead_cmp() { prog "crypto.aead_cmp_$1" aead_cmp $GCM 'gcm(aes)' "$2" "$seed"; }
+# acmp_run NAME COUNT: lake's gcm against the kernel's, from a seed this boot shows.
+acmp_run() { prog "crypto.aead_cmp_$1" aead_cmp $GCM 'gcm(aes)' "$2" "$seed" "crypto.gcm_$1"; }
 seed=$(date +%s)
 ex_gt() { [ "$(ex_of "$1")" -gt "$2" ]; }
 loaded() { grep -q "^$1 " /proc/modules; }
@@ -114,16 +114,17 @@ check crypto.selftests_on_gpu sh -c "[ $(ex_of gpu) -gt 0 ] && [ $(ex_of redone_
 check crypto.constant_time_on_guest sh -c "grep -qw aes /proc/cpuinfo || [ $(ex_of ran_table_free) -gt 0 ]"
 check crypto.gcm_selftest_gpu_side wait_for 20 gcm_selftest_passed
 echo "# gcm after the self-tests: $(tr '\n' ' ' < $gx)"
-check crypto.gcm_selftests_on_gpu sh -c "[ $(gx_of gpu) -gt 0 ] && [ $(gx_of redone_on_cpu) = 0 ] && [ $(gx_of bad_tags) -gt 0 ]"
+check crypto.gcm_selftests_on_gpu sh -c "[ $(gx_of gpu) -gt 0 ] && [ $(gx_of redone_on_cpu) = 0 ]"
 check crypto.gcm_constant_time_on_guest sh -c "grep -qw pclmulqdq /proc/cpuinfo || [ $(gx_of ran_table_free) -gt 0 ]"
 
 # AF_ALG: random shapes through lake's gcm (on laked) and the kernel's;
 # rmmod meanwhile is refused, and nothing is lost.
+echo "# aead_cmp seed: $seed"
 gpu0=$(gx_of gpu)
-aead_cmp gpu 24 > /tmp/aead_gpu.out &
+acmp_run gpu 24 > /tmp/aead_gpu.out &
 acmp=$!
 check crypto.gcm_busy wait_for 10 sh -c "[ \$(grep '^pending ' $gx | cut -d' ' -f2) -gt 0 ] || [ \$(grep '^gpu ' $gx | cut -d' ' -f2) -gt $gpu0 ]"
-check crypto.gcm_rmmod_in_flight_refused sh -c "! rmmod lake_example_xts 2> /dev/null"
+check crypto.gcm_rmmod_in_flight_refused sh -c "kill -0 $acmp && ! rmmod lake_example_xts 2> /dev/null"
 wait $acmp
 cat /tmp/aead_gpu.out
 check crypto.gcm_aead_cmp_on_gpu gx_gt gpu $((gpu0 + 24))
@@ -187,7 +188,7 @@ gredone=$(gx_of redone_on_cpu)
 stop_task $pid
 fio_verify &
 fio=$!
-aead_cmp kill9 6 > /tmp/aead_kill.out 2>&1 &
+acmp_run kill9 6 > /tmp/aead_kill.out 2>&1 &
 acmp=$!
 check crypto.gpu_batch_waits wait_for 20 in_flight
 kill -9 $pid
@@ -209,7 +210,7 @@ check crypto.gpu_after_restart wait_for 20 sh -c "dd if=/dev/mapper/lk of=/dev/n
 echo cpu > $pol/mode
 echo cpu > $gpol/mode
 ggpu0=$(gx_of gpu) gcpu0=$(gx_of cpu)
-aead_cmp cpu 8
+acmp_run cpu 8
 check crypto.gcm_cpu_forced_counts sh -c "[ $(gx_of gpu) = $ggpu0 ] && [ \$(grep '^cpu ' $gx | cut -d' ' -f2) -gt $gcpu0 ]"
 echo gpu > $gpol/mode
 gpu0=$(ex_of gpu) cpu0=$(ex_of cpu)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aead_cmp DRIVER OTHER COUNT SEED: COUNT gcm(aes) messages of random shape
+ * aead_cmp DRIVER OTHER COUNT SEED [NAME]: COUNT gcm(aes) messages of random shape
  * through two AEAD drivers by AF_ALG (algif_aead): random key size, tag
  * size, IV, associated data (0..96 bytes) and text (0..5000 bytes), the
  * input sent in random pieces and the output read into random pieces of a
@@ -9,7 +9,8 @@
  * each must open the other's, and both must refuse a message with one bit
  * flipped (EBADMSG). Prints a line per kind of failure and a summary.
  * A tfm of DRIVER stays open from start to end, so that its module cannot
- * go while the program runs (the VM case tries).
+ * go while the program runs (the VM case tries). NAME prefixes the result
+ * lines (aead_cmp by default).
  */
 #include <linux/if_alg.h>
 #include <sys/socket.h>
@@ -142,16 +143,19 @@ int main(int argc, char **argv)
 	unsigned int count, i, j, differ = 0, unopened = 0, forged = 0, errors = 0;
 	unsigned char key[32], iv[12];
 	int ta, tb, err, holder;
+	const char *name;
+	char what[96];
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: aead_cmp DRIVER OTHER COUNT SEED\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: aead_cmp DRIVER OTHER COUNT SEED [NAME]\n");
 		return 2;
 	}
+	name = argc == 6 ? argv[5] : "aead_cmp";
 	count = (unsigned int)atoi(argv[3]);
 	rs = strtoull(argv[4], NULL, 0);
 	memset(key, 7, sizeof(key));
 	holder = tfm_open(argv[1], key, 16, 16);
-	CHECK(holder >= 0, "aead_cmp.driver_bound", "%s: %s", argv[1], strerror(errno));
+	CHECK(holder >= 0, (snprintf(what, sizeof(what), "%s.driver_bound", name), what), "%s: %s", argv[1], strerror(errno));
 	for (i = 0; i < count; i++) {
 		unsigned int klen = 16 + 8 * (rnd() % 3), as = auths[rnd() % 7];
 		unsigned int alen = rnd() % (MAX_AAD + 1), len = rnd() % 8 ? rnd() % (MAX_TEXT + 1) : 0;
@@ -208,9 +212,9 @@ int main(int argc, char **argv)
 	       count, differ, unopened, forged, errors);
 	if (holder >= 0)
 		close(holder);
-	CHECK(!errors, "aead_cmp.no_errors", "%u", errors);
-	CHECK(!differ, "aead_cmp.same_ciphertext", "%u", differ);
-	CHECK(!unopened, "aead_cmp.each_opens_the_other", "%u", unopened);
-	CHECK(!forged, "aead_cmp.forgeries_refused", "%u", forged);
+	CHECK(!errors, (snprintf(what, sizeof(what), "%s.no_errors", name), what), "%u", errors);
+	CHECK(!differ, (snprintf(what, sizeof(what), "%s.same_ciphertext", name), what), "%u", differ);
+	CHECK(!unopened, (snprintf(what, sizeof(what), "%s.each_opens_the_other", name), what), "%u", unopened);
+	CHECK(!forged, (snprintf(what, sizeof(what), "%s.forgeries_refused", name), what), "%u", forged);
 	return vmt_end();
 }
