@@ -5,7 +5,7 @@
  * head comment: the queue, the batches, the policy, what happens when
  * laked dies, unloading), through the same machinery (lake_crypto.c), with
  * a policy of its own, lake/policy/example_gcm, and debugfs
- * lake/example_gcm ("calibrate").
+ * lake/example_gcm ("calibrate", and "fuzz N SEED": fuzz.c).
  *
  * What it takes: keys of 128, 192 and 256 bits; tags of 4, 8 and 12 to 16
  * bytes (crypto_gcm_check_authsize, the kernel's gcm rules); 12-byte IVs,
@@ -61,6 +61,7 @@ struct gcm_req_ctx {
 static struct lc_alg gcm;
 static struct dentry *ctl_file;
 static DEFINE_MUTEX(ctl_lock);
+static char fuzz_last[96];		/* the last fuzz; ctl_lock */
 static const unsigned int *calib_bytes;
 static unsigned int calib_max_batch;
 
@@ -408,6 +409,10 @@ static int ctl_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "driver %s\npriority %d\n", GCM_DRIVER, gcm_alg.base.cra_priority);
 	lc_show(m, &gcm);
+	if (!mutex_lock_interruptible(&ctl_lock)) {
+		seq_puts(m, fuzz_last);
+		mutex_unlock(&ctl_lock);
+	}
 	return 0;
 }
 
@@ -418,6 +423,7 @@ static int ctl_open(struct inode *inode, struct file *f)
 
 static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
 {
+	unsigned int n, seed;
 	char cmd[48];
 	int ret;
 
@@ -430,8 +436,10 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		return -EINTR;
 	if (!strcmp(strim(cmd), "calibrate")) {
 		ret = calibrate();
+	} else if (sscanf(cmd, "fuzz %u %u", &n, &seed) == 2) {
+		ret = lc_fuzz(true, n, seed, fuzz_last, sizeof(fuzz_last));
 	} else {
-		pr_warn_ratelimited("example_gcm: commands: calibrate\n");
+		pr_warn_ratelimited("example_gcm: commands: calibrate, fuzz N SEED\n");
 		ret = -EINVAL;
 	}
 	mutex_unlock(&ctl_lock);

@@ -96,6 +96,13 @@ bool lc_count_ran(struct lc_alg *a, int unit, unsigned int ran);
 void lc_show(struct seq_file *m, struct lc_alg *a);
 int lc_parse_mode(const char *s, enum lake_policy_mode *mode);
 
+/*
+ * fuzz.c: @n random request shapes through lake's xts(aes) or gcm(aes) and
+ * the kernel's own, compared (its head comment); the result line to @out.
+ * Process context; 0 or -errno (mismatches are in the line, and logged).
+ */
+int lc_fuzz(bool gcm, unsigned int n, u32 seed, char *out, size_t outlen);
+
 /* gcm_lake.c, started and stopped by the module's init and exit. */
 int gcm_lake_init(int priority, unsigned int max_batch, unsigned int batch_kib,
 		  unsigned int max_queue, enum lake_policy_mode mode, const unsigned int *calib_bytes);

@@ -137,7 +137,7 @@ struct xts_req_ctx {
 static struct lc_alg xts;
 static struct dentry *ctl_file;
 static DEFINE_MUTEX(ctl_lock);
-static char bench_last[160];		/* the last bench or compare; ctl_lock */
+static char bench_last[160];		/* the last bench, compare or fuzz; ctl_lock */
 
 /* --- the crypto API's side --- */
 
@@ -457,7 +457,7 @@ static int ctl_open(struct inode *inode, struct file *f)
 
 static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	unsigned int size, count;
+	unsigned int size, count, seed;
 	char cmd[48], side[8];
 	int ret;
 
@@ -475,8 +475,10 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		ret = xts_bench(size, count, side[0] == 'l', bench_last, sizeof(bench_last));
 	} else if (sscanf(cmd, "compare %u %u", &size, &count) == 2) {
 		ret = xts_compare(size, count, bench_last, sizeof(bench_last));
+	} else if (sscanf(cmd, "fuzz %u %u", &count, &seed) == 2) {
+		ret = lc_fuzz(false, count, seed, bench_last, sizeof(bench_last));
 	} else {
-		pr_warn_ratelimited("example_xts: commands: calibrate, bench SIZE COUNT cpu|lake, compare SIZE COUNT\n");
+		pr_warn_ratelimited("example_xts: commands: calibrate, bench SIZE COUNT cpu|lake, compare SIZE COUNT, fuzz N SEED\n");
 		ret = -EINVAL;
 	}
 	mutex_unlock(&ctl_lock);

@@ -17,7 +17,8 @@
 # two must agree byte for byte and refuse the same forgeries: on laked's
 # host device while rmmod is tried (refused: the program holds a tfm), on
 # the CPU side when forced, and through laked's kill -9 (its failed GPU
-# batches redone on the CPU).
+# batches redone on the CPU). The module's request-shape fuzzer ("fuzz N
+# SEED") runs a short round on each side, for both algorithms.
 . /lib/lake/vmlib.sh
 dbg=/sys/kernel/debug/lake
 ex=$dbg/example_xts
@@ -130,6 +131,15 @@ cat /tmp/aead_gpu.out
 check crypto.gcm_aead_cmp_on_gpu gx_gt gpu $((gpu0 + 24))
 check crypto.gcm_nothing_lost_gpu gcm_done
 
+# The request-shape fuzzer (fuzz.c), lake's drivers on laked's host device:
+# random scatterlists (1-8 entries at random offsets), lengths, AAD and tag
+# sizes, key sizes, in place or not, against the kernel's drivers.
+fuzz() { echo "fuzz $2 $seed" > $1 || return 1; grep "^fuzz" $1; grep -q "^fuzz .* mismatches 0 errors 0$" $1; }
+gpu0=$(gx_of gpu) xgpu0=$(ex_of gpu)
+check crypto.fuzz_gcm_gpu fuzz $gx 12
+check crypto.fuzz_xts_gpu fuzz $ex 12
+check crypto.fuzz_gpu_side sh -c "[ $(gx_of gpu) -gt $((gpu0 + 35)) ] && [ $(ex_of gpu) -gt $((xgpu0 + 23)) ]"
+
 # The kernel's xts(aes) vectors on these kernels are 32 and 512 bytes, so
 # testmgr never reaches ciphertext stealing: lake's bytes against the
 # kernel's xts for lengths that need it (and two that do not), on laked,
@@ -212,6 +222,8 @@ echo cpu > $gpol/mode
 ggpu0=$(gx_of gpu) gcpu0=$(gx_of cpu)
 acmp_run cpu 8
 check crypto.gcm_cpu_forced_counts sh -c "[ $(gx_of gpu) = $ggpu0 ] && [ \$(grep '^cpu ' $gx | cut -d' ' -f2) -gt $gcpu0 ]"
+check crypto.fuzz_gcm_cpu fuzz $gx 8
+check crypto.fuzz_xts_cpu fuzz $ex 8
 echo gpu > $gpol/mode
 gpu0=$(ex_of gpu) cpu0=$(ex_of cpu)
 check crypto.cpu_forced round_trip lk /tmp/a
