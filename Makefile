@@ -61,6 +61,7 @@ help:
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make fuzz       fuzzers for FUZZ_SECONDS (300) or FUZZ_RUNS executions each (FUZZ=names)"
 	@echo "make fuzz-guest the in-guest genl fuzzer, 100,000 messages per kernel (GFUZZ_COUNT=, GFUZZ_SEED=)"
+	@echo "make fuzz-crypto the crypto case with its request-shape fuzzer long, per kernel (CFUZZ_COUNT=400, CFUZZ_SEED=)"
 	@echo "make soak       the soak through laked kills under stress-ng, 600 s per kernel (SOAK_SECONDS=, SOAK_SEED=)"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make test-system the packages on a booted Debian 12: install, reboot, upgrade, purge"

@@ -12,7 +12,7 @@
  * not; the direction. Every request is encrypted by both drivers and the
  * outputs compared; lake's decrypts the CPU's result in a fresh layout; a
  * GCM message with one bit flipped must be refused (-EBADMSG) by lake's
- * driver with the destination untouched. Lake's driver runs on whichever
+ * driver with no plaintext in the destination (untouched, or wiped). Lake's driver runs on whichever
  * side its policy picks: the VM case forces each in turn. Each mismatch is
  * logged with its shape; the result line reads
  * "fuzz ALG n N seed S mismatches M errors E".
@@ -192,7 +192,9 @@ static int fz_gcm_lake(struct fz *f, struct crypto_aead *lk, const u8 *in, unsig
 	fz_fill(src, in, alen + inlen);
 	ret = fz_gcm_run(lk, src, dst, alen, inlen, iv, decrypt);
 	fz_read(dst, f->got, span);
-	*untouched = !memcmp(f->got + alen, inplace ? in + alen : f->poison + alen, outlen);
+	/* Refused: left as it was (GPU side) or wiped (CPU side), never plaintext. */
+	*untouched = !memcmp(f->got + alen, inplace ? in + alen : f->poison + alen, outlen) ||
+		     !memchr_inv(f->got + alen, 0, outlen);
 	memmove(f->got, f->got + alen, outlen);
 	return ret;
 }

@@ -25,6 +25,9 @@
  *
  * The CPU side is the kernel's own gcm(aes), a fallback tfm allocated with
  * CRYPTO_ALG_NEED_FALLBACK (so never this driver), keyed and sized as ours.
+ * It decrypts before it checks, so on -EBADMSG the destination's text is
+ * wiped (zeros) before the request completes: no side hands a caller the
+ * plaintext of a forged message.
  */
 #include <crypto/aes.h>
 #include <crypto/gcm.h>
@@ -175,13 +178,28 @@ static void gcm_complete(struct crypto_async_request *base, int err)
 	aead_request_complete(aead_request_cast(base), err);
 }
 
+/*
+ * The kernel's gcm decrypts before it checks the tag, so a forged message's
+ * unauthenticated plaintext is in the destination when it says -EBADMSG:
+ * wiped here before the caller sees it (the GPU side never writes it).
+ */
+static void cpu_done(struct aead_request *req, int err)
+{
+	struct gcm_req_ctx *rctx = aead_request_ctx(req);
+	unsigned int as = crypto_aead_authsize(crypto_aead_reqtfm(req));
+
+	if (err == -EBADMSG && rctx->decrypt)
+		sg_zero_buffer(req->dst, sg_nents(req->dst), req->cryptlen - as, req->assoclen);
+	lc_complete(&gcm, &req->base, err);
+}
+
 static LAKE_CRYPTO_DONE(fallback_done)
 {
 	struct aead_request *req = LAKE_CRYPTO_DATA();
 
 	if (err == -EINPROGRESS)
 		return;
-	lc_complete(&gcm, &req->base, err);
+	cpu_done(req, err);
 }
 
 static bool gcm_cpu_submit(struct crypto_async_request *base)
@@ -200,7 +218,7 @@ static bool gcm_cpu_submit(struct crypto_async_request *base)
 	ret = rctx->decrypt ? crypto_aead_decrypt(sub) : crypto_aead_encrypt(sub);
 	if (ret == -EINPROGRESS || ret == -EBUSY)
 		return false;
-	lc_complete(&gcm, base, ret);
+	cpu_done(req, ret);
 	return true;
 }
 

@@ -37,6 +37,23 @@ after-deps-fuzz-guest:
 		grep '^# gfuzz' $(BUILD)/vm/$$k-smp$(FUZZ_GUEST_SMP).log.txt; \
 	done; exit $$rc
 
+# make fuzz-crypto: the crypto case with its request-shape fuzzer's long
+# run (tests/vm/cases/45-crypto.sh, examples/crypto/fuzz.c), one 1-CPU boot
+# per kernel: CFUZZ_COUNT requests per algorithm and side, CFUZZ_SEED to
+# replay one.
+CFUZZ_COUNT ?= 400
+.PHONY: fuzz-crypto after-deps-fuzz-crypto
+fuzz-crypto: deps
+	@$(MAKE) --no-print-directory after-deps-fuzz-crypto
+after-deps-fuzz-crypto:
+	@$(MAKE) --no-print-directory vm-images
+	@rc=0; for k in $(KVERS); do \
+		CFUZZ_COUNT=$(CFUZZ_COUNT) CFUZZ_SEED=$(CFUZZ_SEED) \
+			VM_TIMEOUT=$${VM_TIMEOUT:-1800} BUILD=$(BUILD) \
+			tests/vm/run $$k 1 crypto || rc=1; \
+		grep '^# fuzz\|crypto.fuzz\|aead_cmp and fuzz seed' $(BUILD)/vm/$$k-smp1.log.txt; \
+	done; exit $$rc
+
 # make soak: the soak case's long run (tests/vm/cases/55-soak.sh), one 2-CPU
 # boot per kernel: SOAK_SECONDS of calls through laked's kills under
 # stress-ng, SOAK_SEED to replay a schedule.
