@@ -5,7 +5,8 @@
  * head comment: the queue, the batches, the policy, what happens when
  * laked dies, unloading), through the same machinery (lake_crypto.c), with
  * a policy of its own, lake/policy/example_gcm, and debugfs
- * lake/example_gcm ("calibrate", and "fuzz N SEED": fuzz.c).
+ * lake/example_gcm ("calibrate"; "fuzz N SEED", fuzz.c; "bench SIZE COUNT
+ * cpu|lake", bench.c).
  *
  * What it takes: keys of 128, 192 and 256 bits; tags of 4, 8 and 12 to 16
  * bytes (crypto_gcm_check_authsize, the kernel's gcm rules); 12-byte IVs,
@@ -43,6 +44,7 @@
 #include <lake/shm.h>
 #include "gcm_kernel.h"
 #include "lake_crypto.h"
+#include "xts_lake.h"
 
 #define POLICY_NAME	"example_gcm"
 #define GCM_DRIVER	"gcm-aes-lake"
@@ -64,7 +66,7 @@ struct gcm_req_ctx {
 static struct lc_alg gcm;
 static struct dentry *ctl_file;
 static DEFINE_MUTEX(ctl_lock);
-static char fuzz_last[96];		/* the last fuzz; ctl_lock */
+static char fuzz_last[160];		/* the last fuzz or bench; ctl_lock */
 static const unsigned int *calib_bytes;
 static unsigned int calib_max_batch;
 
@@ -441,8 +443,8 @@ static int ctl_open(struct inode *inode, struct file *f)
 
 static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	unsigned int n, seed;
-	char cmd[48];
+	unsigned int n, seed, size;
+	char cmd[48], side[8];
 	int ret;
 
 	if (len >= sizeof(cmd))
@@ -456,8 +458,11 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		ret = calibrate();
 	} else if (sscanf(cmd, "fuzz %u %u", &n, &seed) == 2) {
 		ret = lc_fuzz(true, n, seed, fuzz_last, sizeof(fuzz_last));
+	} else if (sscanf(cmd, "bench %u %u %7s", &size, &n, side) == 3 &&
+		   (!strcmp(side, "cpu") || !strcmp(side, "lake"))) {
+		ret = gcm_bench(size, n, side[0] == 'l', fuzz_last, sizeof(fuzz_last));
 	} else {
-		pr_warn_ratelimited("example_gcm: commands: calibrate, fuzz N SEED\n");
+		pr_warn_ratelimited("example_gcm: commands: calibrate, fuzz N SEED, bench SIZE COUNT cpu|lake\n");
 		ret = -EINVAL;
 	}
 	mutex_unlock(&ctl_lock);
