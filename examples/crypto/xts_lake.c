@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lake_example_xts: xts(aes) for the kernel's crypto API, on the GPU through
- * lake when a batch is big enough to pay, on the CPU otherwise.
+ * lake when a batch is big enough to pay, on the CPU otherwise. The module
+ * also registers gcm(aes), "gcm-aes-lake" (gcm_lake.c), which works the same
+ * way; the queue, the worker, the side's choice, the GPU round trip and the
+ * CPU redo are shared, in lake_crypto.c, and so is the AES of the two
+ * kernels (aes_device.h). fuzz.c compares both drivers with the kernel's
+ * over random request shapes ("fuzz N SEED" in either debugfs file).
  *
  * What it does. The module registers an asynchronous skcipher, cra_name
  * "xts(aes)", driver "xts-aes-lake", so that any user of the crypto API can
@@ -71,8 +76,9 @@
  * only after its requests have completed, so no request is in flight when
  * the module goes.
  *
- * Limits. One worker: batches run one at a time, CPU ones included (the
- * CPU driver alone has no such limit; bench/ measures the difference). One
+ * Limits. One worker per algorithm: its batches run one at a time, CPU
+ * ones included (the CPU driver alone has no such limit; bench/ measures
+ * the difference). One
  * thread per request on the GPU, so a 64 KiB request is one thread's serial
  * work. A request larger than batch_kib runs alone on the CPU. The keys of
  * a GPU batch are in the shared region and on the device while it runs
