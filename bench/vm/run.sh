@@ -220,7 +220,7 @@ tc_rows() {
 		*) echo "bench: crypto tcrypt mode $1 $2 $4-byte blocks: no figure (cpu: ${c:-none}, lake: ${l:-none})"; continue ;;
 		esac
 		[ -n "$c" ] || { echo "bench: crypto tcrypt mode $1 $2 $4-byte blocks: no CPU figure"; continue; }
-		r=$(awk -v a="$lm" -v b="$cm" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+		r=$(awk -v a="$lm" -v b="$cm" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 		echo "bench: crypto tcrypt mode $1 $2 $3-bit key, 8 in flight, $4-byte blocks: CPU driver ${c%% *} $cm MB/s, ${l%% *} on the host device $lm MB/s, lake/CPU ${r}x"
 	done
 }
