@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside lake_example_xts: what xts_lake.c (the driver) and bench.c (its
- * debugfs bench and compare commands) share.
+ * Inside lake_example_xts: what xts_lake.c and gcm_lake.c (the drivers) and
+ * bench.c (their debugfs bench and compare commands) share.
  */
 #ifndef LAKE_EXAMPLE_XTS_LAKE_H
 #define LAKE_EXAMPLE_XTS_LAKE_H
