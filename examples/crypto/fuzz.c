@@ -9,12 +9,12 @@
  * tag size the kernel's gcm takes); the scatterlists, 1 to 8 entries of
  * random lengths, each at a random offset of a buffer of its own (so
  * entries cross pages and never touch); in place (one list for both) or
- * not; the direction. Every request is encrypted by both drivers and the
- * outputs compared; lake's decrypts the CPU's result in a fresh layout; a
- * GCM message with one bit flipped must be refused (-EBADMSG) by lake's
- * driver with no plaintext in the destination (untouched, or wiped). Lake's driver runs on whichever
- * side its policy picks: the VM case forces each in turn. Each mismatch is
- * logged with its shape; the result line reads
+ * not. Every request is encrypted by both drivers and the outputs
+ * compared; lake's decrypts the CPU's result in a fresh layout; a GCM
+ * message with one bit flipped must be refused (-EBADMSG) by lake's driver
+ * with no plaintext in the destination (untouched, or wiped). Lake's
+ * driver runs on whichever side its policy picks: the VM case forces each
+ * in turn. Each mismatch is logged with its shape; the result line reads
  * "fuzz ALG n N seed S mismatches M errors E".
  */
 #include <crypto/aead.h>
@@ -251,8 +251,8 @@ static void fz_gcm_one(struct fz *f, struct crypto_aead *lk, struct crypto_aead 
 	}
 	return;
 err:
-	pr_warn_ratelimited("example_fuzz: gcm #%u: key %u, tag %u, aad %u, text %u: %d\n", i, klen * 8, as,
-		alen, len, ret);
+	pr_warn_ratelimited("example_fuzz: gcm #%u: key %u, tag %u, aad %u, text %u: %d\n",
+			    i, klen * 8, as, alen, len, ret);
 	f->errors++;
 }
 
