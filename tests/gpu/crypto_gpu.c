@@ -168,7 +168,7 @@ static double speed(int gcm, unsigned int size, int n, unsigned char *data, int 
 	memcpy(xk.data_key, "speed, data key!", 16);
 	memcpy(xk.tweak_key, "speed, tweak key", 16);
 	for (k = 0; k < 6; k++) {
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && gcm; i++) {
 			memset(&gu[i], 0, sizeof(gu[i]));
 			gu[i].offset = i * slot;
 			gu[i].assoclen = 16;
@@ -176,6 +176,8 @@ static double speed(int gcm, unsigned int size, int n, unsigned char *data, int 
 			gu[i].len = size;
 			gu[i].authsize = 16;
 			memcpy(gu[i].iv, &i, sizeof(i));
+		}
+		for (i = 0; i < n && !gcm; i++) {
 			memset(&xu[i], 0, sizeof(xu[i]));
 			xu[i].offset = i * slot;
 			xu[i].len = size;
