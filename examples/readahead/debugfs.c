@@ -40,13 +40,16 @@ static int do_command(char *cmd)
 	if (!strcmp(verb, "model") && arg && *arg)
 		return ra_load_model(strcmp(arg, "none") ? arg : NULL);
 	if (!strcmp(verb, "label") && arg) {
-		if (!strcmp(arg, "none")) {
-			WRITE_ONCE(ra.label, RA_NO_LABEL);
-			return 0;
-		}
-		if (kstrtou16(arg, 0, &label) || label == RA_NO_LABEL)
+		if (!strcmp(arg, "none"))
+			label = RA_NO_LABEL;
+		else if (kstrtou16(arg, 0, &label) || label == RA_NO_LABEL)
 			goto bad;
-		WRITE_ONCE(ra.label, label);
+		/* A window begun under another label is not recorded. */
+		mutex_lock(&ra.work_lock);
+		if (ra.label != label)
+			ra.label_fresh = true;
+		ra.label = label;
+		mutex_unlock(&ra.work_lock);
 		return 0;
 	}
 	if (!strcmp(verb, "decide") && arg && (!strcmp(arg, "on") || !strcmp(arg, "off"))) {

@@ -312,7 +312,7 @@ static void record(struct ra_dev *d, const struct ra_window *w, const u16 *in)
 {
 	struct lake_reg_vec *vec = lake_features_begin(ra.fr);
 	u32 dev = d->dev, pages = (u32)min_t(u64, w->pages, U32_MAX);
-	u16 label = READ_ONCE(ra.label);
+	u16 label = ra.label;
 
 	if (!vec)
 		return;
@@ -393,10 +393,12 @@ static void window_pass(void)
 		memcpy(d->last_in, in, sizeof(d->last_in));
 		d->last_pages = w.pages;
 		d->windows++;
-		record(d, &w, in);
+		if (!ra.label_fresh)
+			record(d, &w, in);
 		if (m && ra.decide && w.pages >= READ_ONCE(min_pages))
 			batch[n++] = d;
 	}
+	ra.label_fresh = false;
 	if (!n)
 		return;
 	side = infer(m, n);

@@ -72,6 +72,7 @@ struct ra_state {
 	char model_name[64];
 	bool decide;		/* decisions applied, or features only */
 	u16 label;
+	bool label_fresh;	/* the window in progress is not recorded */
 	struct delayed_work work;
 	struct lake_features *fr;
 	struct lake_fallback *fb;
