@@ -23,7 +23,8 @@ $(BUILD)/kernels/readahead.fatbin: examples/readahead/readahead.cu examples/read
 #                           build/readahead/{sweep.txt,trace.csv}
 #   make readahead-weights  train.py on them: examples/readahead/weights/
 #                           (readahead.lkra, and the recording it came from)
-#   make demo-readahead     default vs best fixed vs model per phase
+#   make demo-readahead     default vs best fixed vs model per phase (a table, and its
+#                           figures in build/bench/readahead.csv)
 RA_KVER := $(lastword $(KVERS))
 RA_WEIGHTS := examples/readahead/weights
 
@@ -51,4 +52,7 @@ demo-readahead: deps
 		log=$(BUILD)/vm/$(RA_KVER)-smp1-rademo.log.txt; \
 		grep -E '^(demo:|ra-demo)' $$log; \
 		mkdir -p $(BUILD)/demo && sed -n 's/^ra-demo //p' $$log > $(BUILD)/demo/readahead.txt && \
-		examples/readahead/table.sh $(BUILD)/demo/readahead.txt; exit $$rc
+		examples/readahead/table.sh $(BUILD)/demo/readahead.txt | tee $(BUILD)/demo/readahead-table.txt; \
+		mkdir -p $(BUILD)/bench && grep '^bench' $(BUILD)/demo/readahead-table.txt | \
+		scripts/bench-csv $(BUILD)/bench/readahead.csv && \
+		echo "demo: rows in $(BUILD)/bench/readahead.csv"; exit $$rc
