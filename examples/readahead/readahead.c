@@ -137,6 +137,19 @@ static struct ra_dev *find_disk(const struct gendisk *disk)
 	return NULL;
 }
 
+/*
+ * The readahead the device's readers may be using: a file takes the bdi's
+ * when it is opened, so in the window after a change the files opened
+ * before it still read with the old value. A run is judged sequential
+ * against the larger of the two, or a read-around under the old, larger
+ * value would look like a stream under the new one, and the model would
+ * swing back and forth.
+ */
+static u32 effective_ra(const struct ra_dev *d)
+{
+	return max_t(u32, READ_ONCE(d->bdi->ra_pages), READ_ONCE(d->ra_prev));
+}
+
 static void probe_add(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
@@ -153,8 +166,7 @@ static void probe_add(void *data, struct folio *folio)
 	d = find_dev(dev);
 	if (d) {
 		raw_spin_lock_irqsave(&d->lock, flags);
-		ra_stream_add(&d->stream, folio->index, folio_nr_pages(folio),
-			      READ_ONCE(d->bdi->ra_pages));
+		ra_stream_add(&d->stream, folio->index, folio_nr_pages(folio), effective_ra(d));
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 	}
 	rcu_read_unlock();
@@ -385,8 +397,10 @@ static void window_pass(void)
 		if (!d)
 			continue;
 		raw_spin_lock_irqsave(&d->lock, flags);
-		ra_stream_close(&d->stream, now - d->window_start, READ_ONCE(d->bdi->ra_pages), &w);
+		ra_stream_close(&d->stream, now - d->window_start, effective_ra(d), &w);
 		d->window_start = now;
+		/* Files opened in the window just closed read with this value. */
+		WRITE_ONCE(d->ra_prev, (u32)READ_ONCE(d->bdi->ra_pages));
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		in = ra.batch_in + n * RA_INPUTS;
 		ra_features(&w, in);
@@ -467,6 +481,7 @@ int ra_add_dev(const char *path)
 	d->disk = lake_bdev(&d->ref)->bd_disk;
 	d->bdi = d->disk->bdi;
 	d->saved_ra_pages = READ_ONCE(d->bdi->ra_pages);
+	d->ra_prev = d->saved_ra_pages;
 	raw_spin_lock_init(&d->lock);
 	d->window_start = ktime_get_ns();
 	strscpy(d->name, d->disk->disk_name, sizeof(d->name));

@@ -37,6 +37,7 @@ struct ra_dev {
 	raw_spinlock_t lock;		/* stream */
 	struct ra_stream stream;
 	atomic_t inflight;
+	u32 ra_prev;			/* ra_pages during the previous window */
 	/* Under work_lock. */
 	u64 window_start;
 	u64 windows, decisions, changes, last_pages;

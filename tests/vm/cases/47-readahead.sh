@@ -97,6 +97,10 @@ check ra.gpu_batches sh -c "[ $(st gpu_batches) -gt $g0 ]"
 check ra.gpu_verified sh -c "[ $(st gpu_verified) -gt 0 ]"
 check ra.gpu_agrees_with_cpu grep -qx 'gpu_mismatches 0' $ra/status
 check ra.gpu_logged grep -q ' gpu$' $ra/log
+check ra.starts_at_crossover_16 grep -qx 'crossover_override 16' $pol/status
+check ra.calibrate ctl_ok calibrate
+check ra.calibrated grep -qx 'crossover_override 0' $pol/status
+echo "# readahead: calibrated on laked's host device: $(grep '^crossover_calibrated' $pol/status)"
 
 # laked killed in a run: the GPU call fails, the CPU decides, nothing waits.
 reader random 1 &
