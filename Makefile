@@ -61,6 +61,7 @@ help:
 	@echo "make test-fuzz  fuzzers for FUZZ_SECONDS each"
 	@echo "make fuzz       fuzzers for FUZZ_SECONDS (300) or FUZZ_RUNS executions each (FUZZ=names)"
 	@echo "make fuzz-guest the in-guest genl fuzzer, 100,000 messages per kernel (GFUZZ_COUNT=, GFUZZ_SEED=)"
+	@echo "make fuzz-crypto the crypto case with its request-shape fuzzer long, per kernel (CFUZZ_COUNT=400, CFUZZ_SEED=)"
 	@echo "make soak       the soak through laked kills under stress-ng, 600 s per kernel (SOAK_SECONDS=, SOAK_SEED=)"
 	@echo "make test-gpu   the GPU check (skipped without an NVIDIA driver)"
 	@echo "make test-system the packages on a booted Debian 12: install, reboot, upgrade, purge"
@@ -171,12 +172,13 @@ test-vm-rt: deps
 	@$(RUN_ENV) tests/vm/rt
 
 after-deps-test-gpu:
-	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(BUILD)/gpu/linnos_curve $(HOST_KERNELS)
+	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(BUILD)/gpu/linnos_curve \
+		$(BUILD)/gpu/crypto_gpu $(HOST_KERNELS)
 	@$(RUN_ENV) tests/run gpu
 
 after-deps-test:
 	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check \
-		$(BUILD)/gpu/linnos_curve
+		$(BUILD)/gpu/linnos_curve $(BUILD)/gpu/crypto_gpu
 	@$(RUN_ENV) tests/run all
 
 # No kernel: the guest cannot boot, and saying so is the only honest result.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside lake_example_xts: what xts_lake.c (the driver) and bench.c (its
- * debugfs bench and compare commands) share.
+ * Inside lake_example_xts: what xts_lake.c and gcm_lake.c (the drivers) and
+ * bench.c (their debugfs bench and compare commands) share.
  */
 #ifndef LAKE_EXAMPLE_XTS_LAKE_H
 #define LAKE_EXAMPLE_XTS_LAKE_H
@@ -18,5 +18,7 @@
  */
 int xts_bench(unsigned int size, unsigned int count, bool lake, char *out, size_t outlen);
 int xts_compare(unsigned int size, unsigned int count, char *out, size_t outlen);
+/* The same timing for gcm(aes) (gcm-aes-lake or the CPU's), 16 bytes of AAD. */
+int gcm_bench(unsigned int size, unsigned int count, bool lake, char *out, size_t outlen);
 
 #endif

@@ -108,8 +108,8 @@ def knee(lat):
 
 # ---- the network, float, in numpy ------------------------------------------
 
-def init(variant, rng):
-    sizes = [INPUTS] + [HIDDEN] * (1 + variant) + [OUTPUTS]
+def init(variant, rng, sizes=None):
+    sizes = sizes or [INPUTS] + [HIDDEN] * (1 + variant) + [OUTPUTS]
     return [(rng.normal(0, np.sqrt(2.0 / i), (o, i)).astype(np.float32),
              np.zeros(o, np.float32)) for i, o in zip(sizes[:-1], sizes[1:])]
 
@@ -122,13 +122,16 @@ def forward(params, x):
     return acts
 
 
-def train(variant, x, y, a, rng):
-    params = init(variant, rng)
+def train(variant, x, y, a, rng, sizes=None, xscale=9.0, fold=True, class_weight=None):
+    """Adam on softmax cross-entropy. Other models than LinnOS's (examples/
+    readahead/train.py) give their layer sizes, their inputs' scale, whether
+    to fold that scale into the first layer, and per-class loss weights."""
+    params = init(variant, rng, sizes)
     m = [(np.zeros_like(w), np.zeros_like(b)) for w, b in params]
     v = [(np.zeros_like(w), np.zeros_like(b)) for w, b in params]
-    cw = np.array([1.0, a.slow_weight], np.float32)
+    cw = np.array([1.0, a.slow_weight] if class_weight is None else class_weight, np.float32)
     step = 0
-    xs = x.astype(np.float32) / 9.0     # training sees digits / 9; folded back below
+    xs = x.astype(np.float32) / xscale  # LinnOS's: digits / 9, folded back below
     for _ in range(a.epochs[variant]):
         order = rng.permutation(len(y))
         for s in range(0, len(y), a.batch):
@@ -157,7 +160,8 @@ def train(variant, x, y, a, rng):
                     vv += 0.001 * gg * gg
                     pp -= a.lr * (mm / (1 - 0.9 ** step)) / (np.sqrt(vv / (1 - 0.999 ** step)) + 1e-8)
     # The kernel feeds raw digits: fold the / 9 into the first layer.
-    params[0] = (params[0][0] / 9.0, params[0][1])
+    if fold:
+        params[0] = (params[0][0] / xscale, params[0][1])
     return [(w.astype(np.float64), b.astype(np.float64)) for w, b in params]
 
 

@@ -52,6 +52,63 @@ struct crypto_async_request;
 #endif
 
 /*
+ * Holding a block device open by number: a struct file from 6.9 on
+ * (bdev_file_open_by_dev), a block_device and its mode before. Read-only,
+ * not exclusive; the holder is the caller's cookie for exclusive opens only.
+ */
+#include <linux/blkdev.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <linux/fs.h>
+struct lake_bdev_ref {
+	struct file *file;
+};
+
+static inline int lake_bdev_open(dev_t dev, struct lake_bdev_ref *ref)
+{
+	struct file *f = bdev_file_open_by_dev(dev, BLK_OPEN_READ, NULL, NULL);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ref->file = f;
+	return 0;
+}
+
+static inline struct block_device *lake_bdev(const struct lake_bdev_ref *ref)
+{
+	return file_bdev(ref->file);
+}
+
+static inline void lake_bdev_close(struct lake_bdev_ref *ref)
+{
+	fput(ref->file);
+}
+#else
+struct lake_bdev_ref {
+	struct block_device *bdev;
+};
+
+static inline int lake_bdev_open(dev_t dev, struct lake_bdev_ref *ref)
+{
+	struct block_device *b = blkdev_get_by_dev(dev, FMODE_READ, NULL);
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	ref->bdev = b;
+	return 0;
+}
+
+static inline struct block_device *lake_bdev(const struct lake_bdev_ref *ref)
+{
+	return ref->bdev;
+}
+
+static inline void lake_bdev_close(struct lake_bdev_ref *ref)
+{
+	blkdev_put(ref->bdev, FMODE_READ);
+}
+#endif
+
+/*
  * Tracepoint probes from modules (examples/sysmon): for_each_kernel_tracepoint(),
  * tracepoint_probe_register() and tracepoint_synchronize_unregister() and
  * raw_syscalls:sys_enter's prototype (struct pt_regs *, long id) are the same

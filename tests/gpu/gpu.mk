@@ -14,3 +14,9 @@ $(BUILD)/gpu/linnos/%.o: examples/linnos/%.c $(wildcard examples/linnos/*.h) inc
 $(BUILD)/gpu/linnos_curve: tests/gpu/linnos_curve.c $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) \
 		$(wildcard laked/*.h examples/linnos/*.h include/lake/*.h include/uapi/lake/*.h)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LINNOS_CURVE_OBJS) $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)
+
+# examples/crypto's kernels on the real driver (tests/gpu/run), or the host device (--host).
+$(BUILD)/gpu/crypto_gpu: tests/gpu/crypto_gpu.c $(LAKED_CORE_SRCS) examples/crypto/gcm_kernel.h \
+		examples/crypto/xts_kernel.h $(wildcard laked/*.h include/lake/*.h include/uapi/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)

@@ -6,7 +6,7 @@
  * XTS-AES vectors (1, 2, 10 with a 256-bit key, 15 to 18 with ciphertext
  * stealing) and one from NIST's XTSVS, encrypted and decrypted by both CPU
  * paths, the table-free one and AES-NI, and by the GPU's table cipher (the
- * same source built by cc with -DXTS_TABLE_CIPHER: its code, without a
+ * same source built by cc with -DAES_TABLE_CIPHER: its code, without a
  * GPU); then the paths against each other over every length from 16 to 600
  * bytes and three key sizes, batches mixing keys and directions, and the
  * kernel's refusals.

@@ -1,5 +1,5 @@
 # Programs that run in the test guest (tests/vm/progs).
-GUEST_PROGS += shm_test shm_peek memcpy_bench netns_release sysmon_work
+GUEST_PROGS += shm_test shm_peek memcpy_bench netns_release aead_cmp sysmon_work
 GUEST_BINS += $(BUILD)/guest/genl_probe
 
 $(BUILD)/guest/genl_probe: tests/vm/progs/genl_probe.c tests/vm/progs/vmtest.h include/uapi/lake/genl.h
@@ -35,6 +35,23 @@ after-deps-fuzz-guest:
 			VM_TIMEOUT=$${VM_TIMEOUT:-1200} BUILD=$(BUILD) \
 			tests/vm/run $$k $(FUZZ_GUEST_SMP) gfuzz || rc=1; \
 		grep '^# gfuzz' $(BUILD)/vm/$$k-smp$(FUZZ_GUEST_SMP).log.txt; \
+	done; exit $$rc
+
+# make fuzz-crypto: the crypto case with its request-shape fuzzer's long
+# run (tests/vm/cases/45-crypto.sh, examples/crypto/fuzz.c), one 1-CPU boot
+# per kernel: CFUZZ_COUNT requests per algorithm and side, CFUZZ_SEED to
+# replay one.
+CFUZZ_COUNT ?= 400
+.PHONY: fuzz-crypto after-deps-fuzz-crypto
+fuzz-crypto: deps
+	@$(MAKE) --no-print-directory after-deps-fuzz-crypto
+after-deps-fuzz-crypto:
+	@$(MAKE) --no-print-directory vm-images
+	@rc=0; for k in $(KVERS); do \
+		CFUZZ_COUNT=$(CFUZZ_COUNT) CFUZZ_SEED=$(CFUZZ_SEED) \
+			VM_TIMEOUT=$${VM_TIMEOUT:-1800} BUILD=$(BUILD) \
+			tests/vm/run $$k 1 crypto || rc=1; \
+		grep '^# fuzz\|crypto.fuzz\|aead_cmp and fuzz seed' $(BUILD)/vm/$$k-smp1.log.txt; \
 	done; exit $$rc
 
 # make soak: the soak case's long run (tests/vm/cases/55-soak.sh), one 2-CPU

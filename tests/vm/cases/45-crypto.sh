@@ -10,6 +10,15 @@
 # its priority raised, dm-crypt's plain aes-xts-plain64 uses it. Lengths
 # that need ciphertext stealing, which testmgr's vectors here lack, are
 # compared with the kernel's xts directly.
+#
+# gcm-aes-lake, the module's AEAD: testmgr's gcm(aes) self-tests pass on
+# both sides; aead_cmp (tests/vm/progs) drives it and the kernel's gcm(aes)
+# through AF_ALG with random shapes, key, tag, AAD and text sizes, and the
+# two must agree byte for byte and refuse the same forgeries: on laked's
+# host device while rmmod is tried (refused: the program holds a tfm), on
+# the CPU side when forced, and through laked's kill -9 (its failed GPU
+# batches redone on the CPU). The module's request-shape fuzzer ("fuzz N
+# SEED") runs a short round on each side, for both algorithms.
 . /lib/lake/vmlib.sh
 dbg=/sys/kernel/debug/lake
 ex=$dbg/example_xts
@@ -19,6 +28,19 @@ SECTORS=2048		# the 1 MiB mapping
 KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f	# 2 x 128 bits
 
 ex_of() { grep "^$1 " $ex | cut -d' ' -f2; }
+gx=$dbg/example_gcm
+gpol=$dbg/policy/example_gcm
+GCM=gcm-aes-lake
+gx_of() { grep "^$1 " $gx | cut -d' ' -f2; }
+gx_gt() { [ "$(gx_of "$1")" -gt "$2" ]; }
+gcm_done() { [ "$(gx_of pending)" = 0 ] && [ "$(gx_of errors)" = 0 ]; }
+# acmp_run NAME COUNT: lake's gcm against the kernel's, from a seed this boot shows.
+acmp_run() { prog "crypto.aead_cmp_$1" aead_cmp $GCM 'gcm(aes)' "$2" "$seed" "crypto.gcm_$1"; }
+# Kernel arguments (make fuzz-crypto's long run): lake_cfuzz_count, the
+# fuzzer's requests per side and algorithm (8: make test's short round), and
+# lake_cfuzz_seed (default: the clock; printed, so a run can be replayed).
+seed=${lake_cfuzz_seed:-$(date +%s)}
+cfuzz=${lake_cfuzz_count:-8}
 ex_gt() { [ "$(ex_of "$1")" -gt "$2" ]; }
 loaded() { grep -q "^$1 " /proc/modules; }
 # Kernel modules an earlier case left loaded stay; those loaded here go.
@@ -30,9 +52,10 @@ kmods() {
 	done
 }
 # /proc/crypto's block for lake's driver, and one of its fields.
-block() { awk -v d="$DRIVER" '/^name/ { keep = 0 } /^driver/ && $3 == d { keep = 1 } keep' /proc/crypto; }
-field() { block | awk -v f="$1" '$1 == f { print $3 }'; }
+block() { _d=${1:-$DRIVER}; awk -v d="$_d" '/^name/ { keep = 0 } /^driver/ && $3 == d { keep = 1 } keep' /proc/crypto; }
+field() { block "$2" | awk -v f="$1" '$1 == f { print $3 }'; }
 selftest_passed() { [ "$(field selftest)" = passed ]; }
+gcm_selftest_passed() { [ "$(field selftest $GCM)" = passed ]; }
 show_block() { block | grep . | sed 's/^/# /'; }
 start_laked() {
 	laked --device=host >> /tmp/laked-crypto.log 2>&1 &
@@ -62,7 +85,7 @@ fio_verify() {
 		--output=/tmp/fio.out > /dev/null 2>&1
 }
 
-kmods dm-crypt && kmods xts && { loaded brd || { insmod $M/kernel/brd.ko rd_nr=1 \
+kmods dm-crypt && kmods xts && kmods gcm && kmods algif_aead && { loaded brd || { insmod $M/kernel/brd.ko rd_nr=1 \
 	rd_size=1024 && ours="brd $ours"; }; }
 check crypto.kmods [ $? = 0 ]
 check crypto.insmod_lake sh -c "insmod $M/lakeshm.ko size_mib=16 && insmod $M/lakelib.ko timeout_ms=9000"
@@ -77,6 +100,12 @@ check crypto.async [ "$(field async)" = yes ]
 check crypto.priority_below_cpu below_cpu
 check crypto.selftests_on_cpu sh -c "[ $(ex_of cpu) -gt 0 ] && [ $(ex_of gpu) = 0 ]"
 check crypto.nothing_pending all_done
+check crypto.gcm_selftest_cpu_side wait_for 20 gcm_selftest_passed
+block $GCM | grep . | sed 's/^/# /'
+check crypto.gcm_async [ "$(field async $GCM)" = yes ]
+check crypto.gcm_priority_below_cpu sh -c "[ $(field priority $GCM) -lt 100 ]"
+check crypto.gcm_selftests_on_cpu sh -c "[ $(gx_of cpu) -gt 0 ] && [ $(gx_of gpu) = 0 ]"
+check crypto.gcm_nothing_pending gcm_done
 check crypto.rmmod_unused rmmod lake_example_xts
 check crypto.gone sh -c "! grep -q $DRIVER /proc/crypto"
 
@@ -88,6 +117,33 @@ check crypto.selftest_gpu_side wait_for 20 selftest_passed
 echo "# after the self-tests: $(tr '\n' ' ' < $ex)"
 check crypto.selftests_on_gpu sh -c "[ $(ex_of gpu) -gt 0 ] && [ $(ex_of redone_on_cpu) = 0 ]"
 check crypto.constant_time_on_guest sh -c "grep -qw aes /proc/cpuinfo || [ $(ex_of ran_table_free) -gt 0 ]"
+check crypto.gcm_selftest_gpu_side wait_for 20 gcm_selftest_passed
+echo "# gcm after the self-tests: $(tr '\n' ' ' < $gx)"
+check crypto.gcm_selftests_on_gpu sh -c "[ $(gx_of gpu) -gt 0 ] && [ $(gx_of redone_on_cpu) = 0 ]"
+check crypto.gcm_constant_time_on_guest sh -c "grep -qw pclmulqdq /proc/cpuinfo || [ $(gx_of ran_table_free) -gt 0 ]"
+
+# AF_ALG: random shapes through lake's gcm (on laked) and the kernel's;
+# rmmod meanwhile is refused, and nothing is lost.
+echo "# aead_cmp and fuzz seed: $seed (lake_cfuzz_seed=$seed replays), fuzz count $cfuzz"
+gpu0=$(gx_of gpu)
+acmp_run gpu 16 > /tmp/aead_gpu.out &
+acmp=$!
+check crypto.gcm_busy wait_for 10 sh -c "[ \$(grep '^pending ' $gx | cut -d' ' -f2) -gt 0 ] || [ \$(grep '^gpu ' $gx | cut -d' ' -f2) -gt $gpu0 ]"
+check crypto.gcm_rmmod_in_flight_refused sh -c "kill -0 $acmp && ! rmmod lake_example_xts 2> /dev/null"
+wait $acmp
+cat /tmp/aead_gpu.out
+check crypto.gcm_aead_cmp_on_gpu gx_gt gpu $((gpu0 + 16))
+check crypto.gcm_nothing_lost_gpu gcm_done
+
+# The request-shape fuzzer (fuzz.c), lake's drivers on laked's host device:
+# random scatterlists (1-8 entries at random offsets), lengths, AAD and tag
+# sizes, key sizes, in place or not, against the kernel's drivers.
+fuzz() { echo "fuzz $2 $seed" > $1 || return 1; grep "^fuzz" $1; grep -q "^fuzz .* mismatches 0 errors 0$" $1; }
+gpu0=$(gx_of gpu) xgpu0=$(ex_of gpu)
+check crypto.fuzz_gcm_gpu fuzz $gx $cfuzz
+check crypto.fuzz_xts_gpu fuzz $ex $cfuzz
+echo "# $(grep '^fuzz' $gx); $(grep '^fuzz' $ex)"
+check crypto.fuzz_gpu_side sh -c "[ $(gx_of gpu) -ge $((gpu0 + 3 * cfuzz)) ] && [ $(ex_of gpu) -ge $((xgpu0 + 2 * cfuzz)) ]"
 
 # The kernel's xts(aes) vectors on these kernels are 32 and 512 bytes, so
 # testmgr never reaches ciphertext stealing: lake's bytes against the
@@ -143,14 +199,21 @@ lake_map
 # batch waits on it whatever the host's speed; it fails when laked dies and
 # runs again on the CPU; a new laked serves once the policy probes again.
 redone=$(ex_of redone_on_cpu)
+gredone=$(gx_of redone_on_cpu)
 stop_task $pid
 fio_verify &
 fio=$!
+acmp_run kill9 6 > /tmp/aead_kill.out 2>&1 &
+acmp=$!
 check crypto.gpu_batch_waits wait_for 20 in_flight
 kill -9 $pid
 wait $pid 2> /dev/null
 check crypto.laked_restarts start_laked
 check crypto.fio_exit wait $fio
+wait $acmp
+cat /tmp/aead_kill.out
+check crypto.gcm_kill9_redone_on_cpu gx_gt redone_on_cpu "$gredone"
+check crypto.gcm_kill9_nothing_lost gcm_done
 check crypto.fio_verified fio_ok
 check crypto.kill9_batch_redone_on_cpu ex_gt redone_on_cpu "$redone"
 check crypto.kill9_nothing_lost all_done
@@ -160,6 +223,14 @@ check crypto.gpu_after_restart wait_for 20 sh -c "dd if=/dev/mapper/lk of=/dev/n
 
 # Forced CPU: nothing goes to laked.
 echo cpu > $pol/mode
+echo cpu > $gpol/mode
+ggpu0=$(gx_of gpu) gcpu0=$(gx_of cpu)
+acmp_run cpu 6
+check crypto.gcm_cpu_forced_counts sh -c "[ $(gx_of gpu) = $ggpu0 ] && [ \$(grep '^cpu ' $gx | cut -d' ' -f2) -gt $gcpu0 ]"
+check crypto.fuzz_gcm_cpu fuzz $gx $cfuzz
+check crypto.fuzz_xts_cpu fuzz $ex $cfuzz
+echo "# $(grep '^fuzz' $gx); $(grep '^fuzz' $ex)"
+echo gpu > $gpol/mode
 gpu0=$(ex_of gpu) cpu0=$(ex_of cpu)
 check crypto.cpu_forced round_trip lk /tmp/a
 check crypto.cpu_forced_counts sh -c "[ $(ex_of gpu) = $gpu0 ] && [ $(ex_of cpu) -gt $cpu0 ]"

@@ -14,7 +14,8 @@
  * targets (indices 0 and 1) the slow periods move between them and never
  * hit both at once. The wait is an hrtimer that hands the bio to a
  * workqueue, which submits it: latency is added, not queued behind other
- * I/O.
+ * I/O. us_per_mib adds a transfer time to each delayed I/O by its size
+ * (examples/readahead's disk: a seek, then a bandwidth).
  *
  * Repeatable: the schedule is a function of `seed` and of the time since
  * the seed was last written (its own generator, not the kernel's random
@@ -43,6 +44,10 @@ MODULE_PARM_DESC(slow_us, "extra latency of an I/O to the index in a burst (us, 
 static unsigned int slow_pct = 3;
 module_param(slow_pct, uint, 0644);
 MODULE_PARM_DESC(slow_pct, "percent of the time in a burst (0..100)");
+/* A disk's transfer time, for examples/readahead: large reads cost more. */
+static unsigned int us_per_mib;
+module_param(us_per_mib, uint, 0644);
+MODULE_PARM_DESC(us_per_mib, "added to a delayed I/O per MiB it moves (us; 10000: 100 MiB/s)");
 static unsigned int burst_min_ms = 20;
 module_param(burst_min_ms, uint, 0644);
 static unsigned int burst_max_ms = 60;
@@ -213,6 +218,7 @@ static int slow_map(struct dm_target *ti, struct bio *bio)
 	atomic64_inc(&st->delayed);
 	atomic64_inc(&total_delayed);
 	us = us / 2 + get_random_u32_below(us + 1);
+	us += (u32)(((u64)bio->bi_iter.bi_size * READ_ONCE(us_per_mib)) >> 20);
 	sio->bio = bio;
 	INIT_WORK(&sio->work, slow_submit);
 	hrtimer_init(&sio->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
