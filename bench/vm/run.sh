@@ -215,6 +215,23 @@ if insmod $M/lake_sysmon.ko ref=sysmon/sysmon.skr period_ms=60000 &&
 else
 	echo "bench: sysmon setup failed"
 fi
+# examples/readahead: the model over batches of 1 to 16 devices' windows, each
+# side timed by the policy's calibration (lakelib's buckets: a batch's time on
+# the CPU and through laked's host device), and the crossover it finds (LAKE's
+# KML: a few hundred inputs). Throughput per phase is make demo-readahead's.
+if insmod $M/lake_readahead.ko && echo calibrate > /sys/kernel/debug/lake/readahead/ctl; then
+	rpol=/sys/kernel/debug/lake/policy/readahead/status
+	sed -n 's/^bucket [0-9]* batch \([0-9]*\)\.\. cpu_ns \([0-9]*\) at [0-9]* gpu_ns \([0-9]*\) at [0-9]*$/\1 \2 \3/p' $rpol |
+		while read -r n c g; do
+			[ "$c" -gt 0 ] && [ "$g" -gt 0 ] || continue
+			r=$((g * 100 / c))
+			echo "bench: readahead model batch $n: CPU $c ns, laked's host device $g ns, host/CPU $((r / 100)).$(printf %02d $((r % 100)))x"
+		done
+	echo "bench: readahead policy calibrated crossover: $(sed -n 's/^crossover_calibrated //p' $rpol)"
+	rmmod lake_readahead
+else
+	echo "bench: readahead setup failed"
+fi
 # tcrypt, Debian's module, on its own terms: mode 215 (gcm(aes), 8 requests
 # in flight) and 600 (multibuffer skciphers, xts(aes) among them), sec=0:
 # cycles per operation over 8 timed rounds after 4 warm-ups, turned into
