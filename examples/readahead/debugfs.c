@@ -10,7 +10,7 @@
  *   log     the last RA_LOG_ENTRIES readahead changes, oldest first
  *   trace   the exporter: the registry's records this open has not read,
  *           as CSV (ts_ns,dev,label,pages,seq,stride,gap_mean,gap_std,
- *           run_len,rate,inflight,ra); an empty read means nothing new
+ *           run_len,rate,inflight,ra,recent); an empty read means nothing new
  *
  * A command that fails returns its -errno to the write, with a log line.
  */
@@ -201,7 +201,7 @@ static size_t trace_fill(struct trace_reader *t)
 
 	if (!t->header_done) {
 		n = scnprintf(t->text, sizeof(t->text), "ts_ns,dev,label,pages,seq,stride,"
-			      "gap_mean,gap_std,run_len,rate,inflight,ra\n");
+			      "gap_mean,gap_std,run_len,rate,inflight,ra,recent\n");
 		t->header_done = true;
 	}
 	got = lake_features_fetch(ra.fr, t->since_ns, t->recs, TRACE_BATCH * rs, TRACE_BATCH);

@@ -7,7 +7,7 @@
  *	offset	size	field
  *	0	4	magic "LKRA"
  *	4	2	version, 1
- *	6	2	inputs: RA_INPUTS (8)
+ *	6	2	inputs: RA_INPUTS (9)
  *	8	2	hidden units: 1..RA_MAX_HIDDEN
  *	10	2	classes: 2..RA_MAX_CLASSES
  *	12	4	scale: RA_ONE (1000)
@@ -23,11 +23,11 @@
  * header + payload, the CRC matching, every value within +-RA_PARAM_MAX.
  *
  * Inference, in integers (the GPU kernel does the same sums): h_j =
- * clamp(b1_j + (sum_i W1_ji x_i) / 1000, 0, RA_ACT_MAX), z_k = b2_k +
- * (sum_j W2_kj h_j) / 1000, the class the largest z (the lower on a tie),
- * divisions truncating. The sums are s64: |x_i| <= 1000, |h_j| <= 2^30 and
- * |W| <= 2^20 with at most 64 terms bound them by 2^56, so no order of
- * summation overflows and every order gives the same integers.
+ * max(0, b1_j + (sum_i W1_ji x_i) / 1000), z_k = b2_k + (sum_j W2_kj h_j)
+ * / 1000, the class the largest z (the lower on a tie), divisions
+ * truncating. The sums are s64 and cannot overflow: |x_i| <= 1000 and
+ * |W|, |b| <= 2^20 give |h_j| <= 10 * 2^20 < 2^24, and the 64 terms of a
+ * z at most 2^50, so every order of summation gives the same integers.
  */
 #include "model.h"
 
@@ -134,11 +134,19 @@ void ra_stream_queued(struct ra_stream *s, u32 inflight)
 
 void ra_stream_close(struct ra_stream *s, u64 ns, u32 ra_pages, struct ra_window *out)
 {
+	u16 recent = 0;
+	u32 i;
+
 	end_run(&s->w, s->run_len, ra_pages);
 	s->run_len = 0;
+	s->seq_hist[s->hist_next] = s->w.pages ? cap(s->w.seq_pages * RA_ONE / s->w.pages) : 0;
+	s->hist_next = (s->hist_next + 1) % RA_HISTORY;
+	for (i = 0; i < RA_HISTORY; i++)
+		recent = s->seq_hist[i] > recent ? s->seq_hist[i] : recent;
 	*out = s->w;
 	out->ns = ns;
 	out->ra_pages = ra_pages;
+	out->seq_recent = recent;
 	memset(&s->w, 0, sizeof(s->w));
 }
 
@@ -150,6 +158,7 @@ void ra_features(const struct ra_window *w, u16 in[RA_INPUTS])
 	for (i = 0; i < RA_INPUTS; i++)
 		in[i] = 0;
 	in[RA_F_RA] = cap((u64)ra_log16(w->ra_pages) * RA_ONE / 256);
+	in[RA_F_RECENT] = w->seq_recent > RA_ONE ? RA_ONE : w->seq_recent;
 	if (w->ns)
 		in[RA_F_RATE] = cap((u64)ra_log16(w->pages * 1000000000ull / w->ns) * RA_ONE / 512);
 	if (w->queued)
@@ -271,7 +280,7 @@ u32 ra_infer(const struct ra_model *m, const u16 in[RA_INPUTS])
 		for (i = 0; i < RA_INPUTS; i++)
 			s += (s64)w1[j * RA_INPUTS + i] * in[i];
 		s = b1[j] + s / RA_ONE;
-		h[j] = s < 0 ? 0 : s > RA_ACT_MAX ? RA_ACT_MAX : s;
+		h[j] = s < 0 ? 0 : s;
 	}
 	for (k = 0; k < m->classes; k++) {
 		s64 s = 0;

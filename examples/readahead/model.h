@@ -21,15 +21,21 @@ enum ra_feature {
 	RA_F_RATE,	/* log2 of pages added per second, 32 = RA_ONE */
 	RA_F_INFLIGHT,	/* mean reads in flight when one is queued, 64 = RA_ONE */
 	RA_F_RA,	/* log2 of the current readahead (pages), 16 = RA_ONE */
+	RA_F_RECENT,	/* the largest RA_F_SEQ of this window and the RA_HISTORY - 1 before */
 	RA_INPUTS
 };
 
 #define RA_ONE		1000	/* inputs and weights are fixed point, x 1000 */
+/*
+ * Windows RA_F_RECENT looks back over: a device whose readers alternate
+ * between streams and random reads within this span keeps a readahead for
+ * its streams (a file takes the readahead at open, so a stream that starts
+ * under a random spell's small value would read with it to its end).
+ */
+#define RA_HISTORY	8
 #define RA_MAX_HIDDEN	64
 #define RA_MAX_CLASSES	8
 #define RA_PARAM_MAX	(1 << 20)	/* |weight|, |bias| */
-/* Activations saturate here: with s64 sums nothing can overflow (model.c). */
-#define RA_ACT_MAX	(1 << 30)
 #define RA_KIB_MIN	4
 #define RA_KIB_MAX	16384
 #define RA_FILE_MAX	(64 + 4 * (RA_MAX_HIDDEN * RA_INPUTS + RA_MAX_HIDDEN + \
@@ -55,6 +61,7 @@ struct ra_window {
 	u64 inflight_sum;	/* reads in flight at each, that one included */
 	u64 ns;			/* the window's length */
 	u32 ra_pages;		/* the readahead during the window */
+	u16 seq_recent;		/* RA_F_RECENT, set by ra_stream_close */
 };
 
 /* A device's stream of page-cache adds: the window so far and the run it is in. */
@@ -64,6 +71,8 @@ struct ra_stream {
 	s64 last_gap;
 	u64 run_len;
 	bool have_prev;
+	u16 seq_hist[RA_HISTORY];	/* RA_F_SEQ of the last windows closed */
+	u32 hist_next;
 };
 
 /* Pages index..index+nr-1 were added; ra_pages is the readahead now. */
@@ -71,15 +80,15 @@ void ra_stream_add(struct ra_stream *s, u64 index, u32 nr, u32 ra_pages);
 /* A read was queued with @inflight reads in flight (itself included). */
 void ra_stream_queued(struct ra_stream *s, u32 inflight);
 /*
- * End the window: *out gets it (ns and ra_pages set), and a new one
- * starts; the run in progress goes on into it.
+ * End the window: *out gets it (ns, ra_pages and seq_recent set), and a
+ * new one starts; the run in progress goes on into it.
  */
 void ra_stream_close(struct ra_stream *s, u64 ns, u32 ra_pages, struct ra_window *out);
 
 /* 16 * log2(v) rounded down to 1/16 (0 for 0 and 1), for the sums above. */
 u32 ra_log16(u64 v);
 
-/* The inputs of a window; an empty window gives all but RA_F_RA zero. */
+/* The inputs of a window; an empty window gives zeros but RA_F_RA and RA_F_RECENT. */
 void ra_features(const struct ra_window *w, u16 in[RA_INPUTS]);
 
 struct ra_model {

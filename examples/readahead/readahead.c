@@ -23,14 +23,18 @@
  * ra_stream_add: runs of consecutive pages, the gaps between them); the
  * window's end turns them into the inputs (model.h: the share of pages in
  * runs longer than the readahead, repeated gaps, mean and spread of log2
- * gap, run length, add rate, reads in flight, the readahead in force) and
+ * gap, run length, add rate, reads in flight, the readahead in force, and
+ * the largest sequential share of the device's last RA_HISTORY windows:
+ * readers that alternate between streams and random reads want the
+ * streams' readahead even in a random spell, since a stream keeps the
+ * value it opened under) and
  * captures them with the device, the window's page count and a label
  * ("label N": the phase a recorder is in) into the feature registry
  * "readahead" (lake/features.h). debugfs lake/readahead/trace is its
  * exporter: the records not yet read by this open, as CSV, which `make
  * readahead-trace` collects and examples/readahead/train.py learns from.
  *
- * Model. LKRA weight files (model.c: 8 inputs, one ReLU layer of up to 64,
+ * Model. LKRA weight files (model.c: 9 inputs, one ReLU layer of up to 64,
  * up to 8 classes each naming a readahead in KiB; bounded and checksummed,
  * refused whole with the reason logged), loaded with request_firmware
  * ("model FILE", or the weights parameter at load). A window with fewer

@@ -6,16 +6,15 @@
  * and by cc into readahead.so for laked's host device (readahead.mk).
  *
  * The arithmetic is model.c's ra_infer(), sums in the same s64 with the
- * same truncating divisions and the same saturation, so a GPU batch picks
- * the CPU's classes bit for bit; the module's VM case compares them.
+ * same truncating divisions, so a GPU batch picks the CPU's classes bit
+ * for bit; the module's VM case compares them.
  */
 #include <lake/kernel.h>
 #include "ra_kernel.h"
 
-#define IN	8		/* RA_INPUTS, model.h */
+#define IN	9		/* RA_INPUTS, model.h */
 #define MAXH	64		/* RA_MAX_HIDDEN */
 #define ONE	1000		/* RA_ONE */
-#define ACT_MAX	(1LL << 30)	/* RA_ACT_MAX */
 
 LAKE_KERNEL(readahead_infer, RA_KERNEL_PARAMS)
 {
@@ -32,7 +31,7 @@ LAKE_KERNEL(readahead_infer, RA_KERNEL_PARAMS)
 		for (i = 0; i < IN; i++)
 			s += (long long)wb[j * IN + i] * x[v * IN + i];
 		s = b1[j] + s / ONE;
-		h[j] = s < 0 ? 0 : s > ACT_MAX ? ACT_MAX : s;
+		h[j] = s < 0 ? 0 : s;
 	}
 	for (k = 0; k < classes; k++) {
 		long long s = 0;

@@ -52,7 +52,8 @@ demo-readahead: deps
 		log=$(BUILD)/vm/$(RA_KVER)-smp1-rademo.log.txt; \
 		grep -E '^(demo:|ra-demo)' $$log; \
 		mkdir -p $(BUILD)/demo && sed -n 's/^ra-demo //p' $$log > $(BUILD)/demo/readahead.txt && \
-		examples/readahead/table.sh $(BUILD)/demo/readahead.txt | tee $(BUILD)/demo/readahead-table.txt; \
+		examples/readahead/table.sh $(BUILD)/demo/readahead.txt > $(BUILD)/demo/readahead-table.txt || rc=1; \
+		cat $(BUILD)/demo/readahead-table.txt; \
 		mkdir -p $(BUILD)/bench && grep '^bench' $(BUILD)/demo/readahead-table.txt | \
 		scripts/bench-csv $(BUILD)/bench/readahead.csv && \
 		echo "demo: rows in $(BUILD)/bench/readahead.csv"; exit $$rc

@@ -5,17 +5,18 @@
 The trace is the CSV debugfs lake/readahead/trace gives (make readahead-trace
 collects it), one row per device window:
 
-    ts_ns,dev,label,pages,seq,stride,gap_mean,gap_std,run_len,rate,inflight,ra
+    ts_ns,dev,label,pages,seq,stride,gap_mean,gap_std,run_len,rate,inflight,ra,recent
 
-label is the kind of segment the recorder ran (0 seq, 1 random, 2 strided;
-65535 none), the eight inputs are model.h's, 0..1000. The sweep file, from
+label is the phase the recorder ran (0 seq, 1 random, 2 strided, 3 mixed:
+seq and random in turn; 65535 none), the nine inputs are model.h's, 0..1000. The sweep file, from
 the same recording, has a line "PHASE KIB KIBPS" per phase and fixed
-readahead: a window's target is the class whose readahead gave its kind's
-phase the most throughput. Windows that added fewer than --min-pages pages
+readahead: a window's target is the class whose readahead gave its phase the
+most throughput (so a random window of the mixed phase, whose RA_F_RECENT
+remembers the streams around it, learns the mixed phase's best). Windows that added fewer than --min-pages pages
 (the module's min_pages: it makes no decision on them) and unlabelled ones
 are left out.
 
-The network is 8 -> --hidden ReLU -> classes (one per readahead in the
+The network is 9 -> --hidden ReLU -> classes (one per readahead in the
 sweep, increasing), trained by examples/linnos/train.py's Adam loop on
 inputs / 1000 with the classes weighted by their inverse frequency, then
 quantized as the kernel runs it (model.c): weights and biases x 1000, each
@@ -39,10 +40,10 @@ spec = importlib.util.spec_from_file_location(
 lt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lt)
 
-INPUTS, ONE, PARAM_MAX, ACT_MAX = 8, 1000, 1 << 20, 1 << 30
+INPUTS, ONE, PARAM_MAX = 9, 1000, 1 << 20
 COLUMNS = ["ts_ns", "dev", "label", "pages", "seq", "stride", "gap_mean", "gap_std",
-           "run_len", "rate", "inflight", "ra"]
-KINDS = {0: "seq", 1: "random", 2: "strided"}
+           "run_len", "rate", "inflight", "ra", "recent"]
+KINDS = {0: "seq", 1: "random", 2: "strided", 3: "mixed"}
 
 
 def read_trace(path):
@@ -54,7 +55,7 @@ def read_trace(path):
     if not rows:
         sys.exit(f"train.py: {path}: no windows")
     num = [[int(v) for i, v in enumerate(r) if i != 1] for r in rows]
-    return np.array(num, dtype=np.int64)        # ts, label, pages, 8 inputs
+    return np.array(num, dtype=np.int64)        # ts, label, pages, the inputs
 
 
 def read_sweep(path):
@@ -72,7 +73,7 @@ def read_sweep(path):
 def infer_int(q, x):
     """model.c's ra_infer: the class of each input."""
     (w1, b1), (w2, b2) = q
-    h = np.clip(b1 + lt.tdiv(lt.imatmul(x, w1), ONE), 0, ACT_MAX)
+    h = np.maximum(b1 + lt.tdiv(lt.imatmul(x, w1), ONE), 0)
     z = b2 + lt.tdiv(lt.imatmul(h, w2), ONE)
     return np.argmax(z, axis=1)     # the first of equal maxima, as model.c
 
@@ -142,7 +143,7 @@ def main():
         f.write(weight_file(q, kib))
     if a.check_out:
         with open(a.check_out, "w") as f:
-            f.write("# seq stride gap_mean gap_std run_len rate inflight ra class (train.py)\n")
+            f.write("# seq stride gap_mean gap_std run_len rate inflight ra recent class (train.py)\n")
             for row, c in zip(x, pred):
                 f.write(" ".join(str(int(v)) for v in row) + f" {int(c)}\n")
 

@@ -2,13 +2,14 @@
 /*
  * examples/readahead/model.c, the file lake_readahead.ko links:
  *   - the window's counts from page-cache adds (runs, jumps, gaps, the
- *     sequential share) and the eight inputs made of them, for streams
- *     whose answer is known: sequential, random, strided, idle;
+ *     sequential share) and the nine inputs made of them, for streams
+ *     whose answer is known: sequential, random, strided, idle; the
+ *     recent-stream input over RA_HISTORY windows;
  *   - the LKRA parser: a well-formed file taken, every field's bound
  *     refused with its reason (magic, version, sizes, classes, payload,
  *     reserved, length, CRC, weight range), truncation at every length;
  *   - inference: a hand-made network's classes, ties to the lower class,
- *     saturation; the shipped weights (examples/readahead/weights) agree
+ *     the extreme weights and inputs exact; the shipped weights (examples/readahead/weights) agree
  *     with train.py's integer model on its check vectors, pick a larger
  *     readahead for a sequential window than for a random one.
  */
@@ -140,6 +141,60 @@ static void test_idle(void **state)
 	ra_features(&w, in);
 	for (i = 0; i < RA_INPUTS; i++)
 		assert_int_equal(in[i], i == RA_F_RA ? 144 * RA_ONE / 256 : 0);
+}
+
+/* A stream's window: 8 runs of 64 pages, end to end, under a readahead of 32. */
+static void close_stream(struct ra_stream *s, u64 base, struct ra_window *w)
+{
+	u64 i;
+
+	for (i = 0; i < 8; i++)
+		ra_stream_add(s, base + 64 * i, 64, 32);
+	ra_stream_close(s, 1000000000ull, 32, w);
+}
+
+/* Random 4-page reads: no run longer than the readahead. */
+static void close_random(struct ra_stream *s, u64 base, struct ra_window *w)
+{
+	u64 i;
+
+	for (i = 0; i < 20; i++)
+		ra_stream_add(s, base + 977 * i * i, 4, 32);
+	ra_stream_close(s, 1000000000ull, 32, w);
+}
+
+static void test_recent(void **state)
+{
+	struct ra_stream s = { 0 };
+	struct ra_window w;
+	u16 in[RA_INPUTS];
+	int i;
+
+	(void)state;
+	close_random(&s, 1 << 20, &w);
+	ra_features(&w, in);
+	assert_int_equal(in[RA_F_SEQ], 0);
+	assert_int_equal(in[RA_F_RECENT], 0);
+	close_stream(&s, 0, &w);
+	ra_features(&w, in);
+	assert_int_equal(in[RA_F_SEQ], RA_ONE);
+	assert_int_equal(in[RA_F_RECENT], RA_ONE);
+	/* The stream is remembered for RA_HISTORY windows, its own included. */
+	for (i = 1; i < RA_HISTORY; i++) {
+		close_random(&s, (u64)i << 24, &w);
+		ra_features(&w, in);
+		assert_int_equal(in[RA_F_SEQ], 0);
+		assert_int_equal(in[RA_F_RECENT], RA_ONE);
+	}
+	close_random(&s, 1ull << 32, &w);
+	ra_features(&w, in);
+	assert_int_equal(in[RA_F_RECENT], 0);
+	/* An idle window neither raises nor resets it. */
+	close_stream(&s, 1ull << 36, &w);
+	ra_stream_close(&s, 1000000000ull, 32, &w);
+	ra_features(&w, in);
+	assert_int_equal(in[RA_F_SEQ], 0);
+	assert_int_equal(in[RA_F_RECENT], RA_ONE);
 }
 
 /* --- the parser ------------------------------------------------------------- */
@@ -344,7 +399,7 @@ static void test_infer(void **state)
 	in[0] = 1000;
 	in[1] = 1;
 	assert_int_equal(ra_infer(m, in), 1);
-	/* Saturation: the largest weights and inputs stay exact and ordered. */
+	/* The largest weights and inputs: no overflow, the order kept. */
 	m->params[0] = RA_PARAM_MAX;
 	m->params[ra_off_b1(m)] = RA_PARAM_MAX;
 	m->params[ra_off_w2(m)] = RA_PARAM_MAX;
@@ -375,9 +430,9 @@ static void test_shipped(void **state)
 	FILE *fp = fopen(WEIGHTS "check.txt", "r");
 	char line[256];
 	int rows = 0, bad = 0;
-	struct ra_stream s = { 0 };
+	struct ra_stream s = { 0 }, s2 = { 0 };
 	struct ra_window w;
-	u16 seq[RA_INPUTS], rnd[RA_INPUTS];
+	u16 seq[RA_INPUTS], rnd[RA_INPUTS], mix[RA_INPUTS];
 	u64 x = 7, i;
 
 	(void)state;
@@ -392,8 +447,8 @@ static void test_shipped(void **state)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%u %u %u %u %u %u %u %u %u", &v[0], &v[1], &v[2], &v[3], &v[4],
-			   &v[5], &v[6], &v[7], &v[8]) != 9)
+		if (sscanf(line, "%u %u %u %u %u %u %u %u %u %u", &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5], &v[6], &v[7], &v[8], &v[9]) != RA_INPUTS + 1)
 			fail_msg("bad check line: %s", line);
 		for (k = 0; k < RA_INPUTS; k++)
 			in[k] = v[k];
@@ -403,20 +458,30 @@ static void test_shipped(void **state)
 	fclose(fp);
 	assert_true(rows >= 10);
 	assert_int_equal(bad, 0);
-	/* A sequential window and a random one, both at the default 128 KiB. */
+	/*
+	 * A sequential window and a random one, both at the default 128 KiB, on
+	 * two devices (on one, the random window would remember the stream);
+	 * then the random one after the stream: the mixed phase's readahead.
+	 */
 	for (i = 0; i < 400; i++)
 		ra_stream_add(&s, 32 * i, 32, 32);
 	ra_stream_close(&s, 1000000000ull, 32, &w);
 	ra_features(&w, seq);
 	for (i = 0; i < 300; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ra_stream_add(&s2, (x >> 20) % (1u << 20), 32, 32);
 		ra_stream_add(&s, (x >> 20) % (1u << 20), 32, 32);
 	}
-	ra_stream_close(&s, 1000000000ull, 32, &w);
+	ra_stream_close(&s2, 1000000000ull, 32, &w);
 	ra_features(&w, rnd);
+	ra_stream_close(&s, 1000000000ull, 32, &w);
+	ra_features(&w, mix);
 	if (m->kib[ra_infer(m, seq)] <= m->kib[ra_infer(m, rnd)])
 		fail_msg("sequential gets %u KiB, random %u KiB", m->kib[ra_infer(m, seq)],
 			 m->kib[ra_infer(m, rnd)]);
+	if (m->kib[ra_infer(m, mix)] != m->kib[ra_infer(m, seq)])
+		fail_msg("random after a stream gets %u KiB, the stream %u KiB",
+			 m->kib[ra_infer(m, mix)], m->kib[ra_infer(m, seq)]);
 	ra_model_free(m);
 }
 
@@ -428,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_recent),
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_bounds),
 		cmocka_unit_test(test_infer),

@@ -2,10 +2,12 @@
 # (lake_ratrace=1, lake_rademo=1; helpers in readahead.sh).
 #
 # trace: the model off (decide off), for each readahead class (16, 128,
-#   512, 2048 KiB) set by hand, the seq, random and strided phases with
-#   their windows labelled: "ra-sweep PHASE KIB KIBPS" per run, then every
-#   record the exporter (lake/readahead/trace) holds as "ra-trace: ROW".
-#   train.py labels each window with its phase's best class in the sweep.
+#   512, 2048 KiB) set by hand, the seq, random, strided and mixed phases
+#   with their windows labelled: "ra-sweep PHASE KIB KIBPS" per run, then
+#   every record the exporter (lake/readahead/trace) holds as "ra-trace:
+#   ROW". Each phase starts on a freshly added disk, so no window's history
+#   (RA_F_RECENT) holds another phase. train.py labels each window with its
+#   phase's best class in the sweep.
 # demo: each phase (mixed too) with the disk's default readahead, with each
 #   fixed class (the sweep: the best fixed value per phase), and with the
 #   model deciding: "ra-demo PHASE SETTING KIBPS" lines and a table.
@@ -20,11 +22,13 @@ ra_disk_up || exit 1
 def=$(ra_kib)
 if [ "$mode" = trace ]; then
 	insmod $M/lake_readahead.ko weights= || exit 1
-	echo "decide off" > $ra_dbg/ctl && echo "add $RA_DEV" > $ra_dbg/ctl || exit 1
+	echo "decide off" > $ra_dbg/ctl || exit 1
 	for kib in $classes; do
-		ra_set_kib "$kib"
-		for p in seq random strided; do
+		for p in seq random strided mixed; do
+			echo "add $RA_DEV" > $ra_dbg/ctl || exit 1
+			ra_set_kib "$kib"
 			echo "ra-sweep $p $kib $(ra_phase $p label)"
+			echo "remove $RA_DEV" > $ra_dbg/ctl
 		done
 	done
 	sed 's/^/ra-trace: /' $ra_dbg/trace
@@ -43,7 +47,9 @@ for p in seq random strided mixed; do
 		ra_set_kib "$kib"
 		echo "ra-demo $p $kib $(ra_phase $p)"
 	done
-	# The model starts from the default, as a freshly managed disk would.
+	# The model starts from the default, on the disk the phase's other runs
+	# just read: its history (RA_F_RECENT) is the phase's, as on a disk that
+	# has run this workload for a while.
 	ra_set_kib "$def"
 	echo "decide on" > $ra_dbg/ctl
 	echo "ra-demo $p model $(ra_phase $p)"

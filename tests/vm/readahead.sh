@@ -12,6 +12,8 @@
 #   strided  4 KiB through mmap every 64 KiB, no hint either
 #   mixed    seq and random, two segments each, in turn
 #
+# Every run begins with one unmeasured segment of its phase.
+#
 # A segment's throughput is the bytes fio read over the time it ran: what
 # the application got, not what readahead moved.
 M=/lib/lake
@@ -58,21 +60,28 @@ ra_segment() {
 		awk -F';' '{ print $6, $9 }'
 }
 
-# ra_phase PHASE [LABEL]: RA_SEGS segments; prints the phase's KiB/s. With
-# LABEL, each segment's windows are labelled by its kind (0 seq, 1 random,
-# 2 strided) in the registry.
+# ra_kind PHASE I: the kind of segment I (-1: the warm-up) of a phase.
+ra_kind() {
+	[ "$1" = mixed ] || { echo "$1"; return; }
+	[ $(( (($2 + 4) / 2) % 2 )) = 0 ] && echo seq || echo random
+}
+
+# ra_phase PHASE [LABEL]: one unmeasured segment (a model decides on the
+# window before: a run must not be judged by the one segment it starts
+# under another phase's readahead), then RA_SEGS segments; prints the
+# phase's KiB/s. With LABEL, the measured segments' windows are labelled
+# by the phase (0 seq, 1 random, 2 strided, 3 mixed) in the registry.
 ra_phase() {
+	ra_segment "$(ra_kind "$1" -1)" > /dev/null
+	if [ -n "${2:-}" ]; then
+		case $1 in seq) _l=0 ;; random) _l=1 ;; strided) _l=2 ;; mixed) _l=3 ;; esac
+		echo "label $_l" > $ra_dbg/ctl
+	fi
 	_kb=0
 	_ms=0
 	_i=0
 	while [ $_i -lt "$RA_SEGS" ]; do
-		_k=$1
-		[ "$1" = mixed ] && { [ $(( (_i / 2) % 2 )) = 0 ] && _k=seq || _k=random; }
-		if [ -n "${2:-}" ]; then
-			case $_k in seq) _l=0 ;; random) _l=1 ;; strided) _l=2 ;; esac
-			echo "label $_l" > $ra_dbg/ctl
-		fi
-		set -- "$1" "${2:-}" $(ra_segment $_k)
+		set -- "$1" "${2:-}" $(ra_segment "$(ra_kind "$1" $_i)")
 		_kb=$((_kb + ${3:-0}))
 		_ms=$((_ms + ${4:-0}))
 		set -- "$1" "$2"
