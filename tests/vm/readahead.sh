@@ -12,7 +12,8 @@
 #   strided  4 KiB through mmap every 64 KiB, no hint either
 #   mixed    seq and random, two segments each, in turn
 #
-# Every run begins with one unmeasured segment of its phase.
+# Every run begins with one unmeasured segment of its phase and a window's
+# wait.
 #
 # A segment's throughput is the bytes fio read over the time it ran: what
 # the application got, not what readahead moved.
@@ -66,13 +67,16 @@ ra_kind() {
 	[ $(( (($2 + 4) / 2) % 2 )) = 0 ] && echo seq || echo random
 }
 
-# ra_phase PHASE [LABEL]: one unmeasured segment (a model decides on the
-# window before: a run must not be judged by the one segment it starts
-# under another phase's readahead), then RA_SEGS segments; prints the
-# phase's KiB/s. With LABEL, the measured segments' windows are labelled
-# by the phase (0 seq, 1 random, 2 strided, 3 mixed) in the registry.
+# ra_phase PHASE [LABEL]: one unmeasured segment and a window's wait (a
+# model decides on the window before: a run must not be judged by the one
+# segment it starts under another phase's readahead), then RA_SEGS
+# segments; prints the phase's KiB/s. With LABEL, the measured segments'
+# windows are labelled by the phase (0 seq, 1 random, 2 strided, 3 mixed)
+# in the registry.
 ra_phase() {
 	ra_segment "$(ra_kind "$1" -1)" > /dev/null
+	_w=$(($(cat /sys/module/lake_readahead/parameters/window_ms) + 200))
+	sleep "$((_w / 1000)).$(((_w % 1000) / 100))"
 	if [ -n "${2:-}" ]; then
 		case $1 in seq) _l=0 ;; random) _l=1 ;; strided) _l=2 ;; mixed) _l=3 ;; esac
 		echo "label $_l" > $ra_dbg/ctl
