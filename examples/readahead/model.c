@@ -139,8 +139,11 @@ void ra_stream_close(struct ra_stream *s, u64 ns, u32 ra_pages, struct ra_window
 
 	end_run(&s->w, s->run_len, ra_pages);
 	s->run_len = 0;
-	s->seq_hist[s->hist_next] = s->w.pages ? cap(s->w.seq_pages * RA_ONE / s->w.pages) : 0;
-	s->hist_next = (s->hist_next + 1) % RA_HISTORY;
+	/* A window that added nothing says nothing of the readers: not kept. */
+	if (s->w.pages) {
+		s->seq_hist[s->hist_next] = cap(s->w.seq_pages * RA_ONE / s->w.pages);
+		s->hist_next = (s->hist_next + 1) % RA_HISTORY;
+	}
 	for (i = 0; i < RA_HISTORY; i++)
 		recent = s->seq_hist[i] > recent ? s->seq_hist[i] : recent;
 	*out = s->w;

@@ -21,7 +21,7 @@ enum ra_feature {
 	RA_F_RATE,	/* log2 of pages added per second, 32 = RA_ONE */
 	RA_F_INFLIGHT,	/* mean reads in flight when one is queued, 64 = RA_ONE */
 	RA_F_RA,	/* log2 of the current readahead (pages), 16 = RA_ONE */
-	RA_F_RECENT,	/* the largest RA_F_SEQ of this window and the RA_HISTORY - 1 before */
+	RA_F_RECENT,	/* the largest RA_F_SEQ of the last RA_HISTORY windows that added pages */
 	RA_INPUTS
 };
 

@@ -24,7 +24,8 @@
  * window's end turns them into the inputs (model.h: the share of pages in
  * runs longer than the readahead, repeated gaps, mean and spread of log2
  * gap, run length, add rate, reads in flight, the readahead in force, and
- * the largest sequential share of the device's last RA_HISTORY windows:
+ * the largest sequential share of the device's last RA_HISTORY windows
+ * that added pages:
  * readers that alternate between streams and random reads want the
  * streams' readahead even in a random spell, since a stream keeps the
  * value it opened under) and
@@ -143,15 +144,28 @@ static struct ra_dev *find_disk(const struct gendisk *disk)
 
 /*
  * The readahead the device's readers may be using: a file takes the bdi's
- * when it is opened, so in the window after a change the files opened
- * before it still read with the old value. A run is judged sequential
- * against the larger of the two, or a read-around under the old, larger
- * value would look like a stream under the new one, and the model would
- * swing back and forth.
+ * when it is opened, so after a change the files opened before it still
+ * read with an old value. A run is judged sequential against the largest
+ * value of the last RA_HISTORY windows, or a reader that opened under a
+ * larger one would have its read-arounds taken for a stream, and the
+ * model would swing back and forth (a reader open for longer than that
+ * still can).
  */
 static u32 effective_ra(const struct ra_dev *d)
 {
-	return max_t(u32, READ_ONCE(d->bdi->ra_pages), READ_ONCE(d->ra_prev));
+	return max_t(u32, READ_ONCE(d->bdi->ra_pages), READ_ONCE(d->ra_recent));
+}
+
+/* Under d->lock, at a window's end: the value its files may have opened with. */
+static void remember_ra(struct ra_dev *d)
+{
+	u32 i, m = 0;
+
+	d->ra_hist[d->ra_hist_next] = READ_ONCE(d->bdi->ra_pages);
+	d->ra_hist_next = (d->ra_hist_next + 1) % RA_HISTORY;
+	for (i = 0; i < RA_HISTORY; i++)
+		m = max(m, d->ra_hist[i]);
+	WRITE_ONCE(d->ra_recent, m);
 }
 
 static void probe_add(void *data, struct folio *folio)
@@ -403,8 +417,7 @@ static void window_pass(void)
 		raw_spin_lock_irqsave(&d->lock, flags);
 		ra_stream_close(&d->stream, now - d->window_start, effective_ra(d), &w);
 		d->window_start = now;
-		/* Files opened in the window just closed read with this value. */
-		WRITE_ONCE(d->ra_prev, (u32)READ_ONCE(d->bdi->ra_pages));
+		remember_ra(d);
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		in = ra.batch_in + n * RA_INPUTS;
 		ra_features(&w, in);
@@ -485,7 +498,8 @@ int ra_add_dev(const char *path)
 	d->disk = lake_bdev(&d->ref)->bd_disk;
 	d->bdi = d->disk->bdi;
 	d->saved_ra_pages = READ_ONCE(d->bdi->ra_pages);
-	d->ra_prev = d->saved_ra_pages;
+	d->ra_hist[0] = d->saved_ra_pages;
+	d->ra_recent = d->saved_ra_pages;
 	raw_spin_lock_init(&d->lock);
 	d->window_start = ktime_get_ns();
 	strscpy(d->name, d->disk->disk_name, sizeof(d->name));

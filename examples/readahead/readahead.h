@@ -37,7 +37,8 @@ struct ra_dev {
 	raw_spinlock_t lock;		/* stream */
 	struct ra_stream stream;
 	atomic_t inflight;
-	u32 ra_prev;			/* ra_pages during the previous window */
+	/* Under lock: ra_pages at the end of each of the last windows, their max. */
+	u32 ra_hist[RA_HISTORY], ra_hist_next, ra_recent;
 	/* Under work_lock. */
 	u64 window_start;
 	u64 windows, decisions, changes, last_pages;
