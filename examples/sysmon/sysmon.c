@@ -19,7 +19,9 @@
  * and adds the previous period's counts of the same tgid: a window is the
  * last two periods, sliding by one. A process first seen in this period
  * and still running is deferred to the next, so that a short program is
- * judged on all its calls (counted: deferred). A window with fewer than
+ * judged on all its calls (counted: deferred); one whose process then
+ * makes no call in the next period (a burst, then a sleep) is judged then
+ * on its own period (counted: deferred_scored). A window with fewer than
  * min_calls calls is not scored (too little to judge: a process that only
  * exits).
  * Counts become features (ref.h): per group, sqrt of each share, x 4096.
@@ -163,6 +165,8 @@ struct sm_cpu {
 /* One process's window, as the worker merges it. */
 struct sm_win {
 	u32 tgid;
+	u8 deferred;		/* first seen and still running: judged next period */
+	u8 taken;		/* as prev_win: merged into this period's window */
 	char comm[TASK_COMM_LEN];
 	u32 c[SYSMON_DIMS];
 };
@@ -200,8 +204,10 @@ static u32 cur_n, prev_n;
 static struct sm_slot *merge_buf;		/* slots */
 static u16 *feat;				/* max_batch * SYSMON_DIMS */
 static u32 *score, *d2;				/* max_batch; SYSMON_REF_MAX */
-static u32 *batch_idx;				/* max_batch: windows in cur_win */
-static u32 tick_calls[PROCS_MAX];
+/* The batch being filled: its windows, their counts (two periods) and calls. */
+static struct sm_win **batch_win;		/* max_batch */
+static u32 *batch_counts;			/* max_batch * SYSMON_DIMS */
+static u32 *batch_calls;			/* max_batch */
 
 static struct {
 	bool ready;
@@ -217,15 +223,17 @@ static struct {
 
 static struct {
 	atomic64_t ticks, windows, small, scored_cpu, scored_gpu, flagged;
-	atomic64_t batches_cpu, batches_gpu, gpu_errors, redone_cpu, deferred, overflow;
+	atomic64_t batches_cpu, batches_gpu, gpu_errors, redone_cpu, deferred, deferred_scored;
+	atomic64_t overflow;
 } st;
 
 static DEFINE_SPINLOCK(flag_lock);
 static struct sm_flag flags_tab[FLAGGED_MAX];
 static u32 flags_next;
 
-/* The bench's rows, read from lake/sysmon/bench. */
+/* The bench's rows, read from lake/sysmon/bench; the GPU side's scores. */
 static char bench_text[2048];
+static u32 bench_gpu[1024];			/* max_batch at most */
 static DEFINE_MUTEX(export_lock);
 static u64 export_ts, export_seq;
 
@@ -541,7 +549,7 @@ static bool score_batch(const struct sysmon_ref *rf, u32 nq)
 	return false;
 }
 
-/* The windows batch_idx[0..nq) of cur_win: scored (with a reference), recorded, judged. */
+/* The batch's nq windows: scored (with a reference), recorded, judged. */
 static void finish_batch(u32 nq)
 {
 	const struct sysmon_ref *rf = cur_ref;
@@ -551,16 +559,38 @@ static void finish_batch(u32 nq)
 	if (rf && nq)
 		on_gpu = score_batch(rf, nq);
 	for (i = 0; i < nq; i++) {
-		struct sm_win *w = &cur_win[batch_idx[i]];
-		struct sm_win *p = win_find(prev_win, prev_n, w->tgid);
-		u32 counts[SYSMON_DIMS], j, sc = rf ? score[i] : 0;
+		u32 sc = rf ? score[i] : 0;
 
-		for (j = 0; j < SYSMON_DIMS; j++)
-			counts[j] = w->c[j] + (p ? p->c[j] : 0);
-		record(w, counts, sc);
+		record(batch_win[i], batch_counts + (size_t)i * SYSMON_DIMS, sc);
 		if (rf && sc > rf->threshold)
-			flag(w, tick_calls[i], sc, rf->threshold, on_gpu);
+			flag(batch_win[i], batch_calls[i], sc, rf->threshold, on_gpu);
 	}
+}
+
+/*
+ * Window @w, with @p's counts (its previous period) if any, into the
+ * batch, scoring a full one; false if it has too few calls to judge.
+ */
+static bool judge(struct sm_win *w, const struct sm_win *p, u32 *nq)
+{
+	u32 *counts = batch_counts + (size_t)*nq * SYSMON_DIMS, calls, j;
+
+	for (j = 0; j < SYSMON_DIMS; j++)
+		counts[j] = w->c[j] + (p ? p->c[j] : 0);
+	calls = win_calls(counts);
+	atomic64_inc(&st.windows);
+	if (calls < READ_ONCE(min_calls)) {
+		atomic64_inc(&st.small);
+		return false;
+	}
+	sysmon_features(counts, feat + (size_t)*nq * SYSMON_DIMS);
+	batch_win[*nq] = w;
+	batch_calls[(*nq)++] = calls;
+	if (*nq == max_batch) {
+		finish_batch(*nq);
+		*nq = 0;
+	}
+	return true;
 }
 
 /* Is @tgid still running (not yet exiting)? */
@@ -584,34 +614,32 @@ static bool running(u32 tgid)
  */
 static void tick(void)
 {
-	u32 i, j, nq = 0;
+	u32 i, nq = 0;
 
 	atomic64_inc(&st.ticks);
 	harvest();
 	for (i = 0; i < cur_n; i++) {
 		struct sm_win *w = &cur_win[i];
 		struct sm_win *p = win_find(prev_win, prev_n, w->tgid);
-		u32 counts[SYSMON_DIMS], calls;
 
-		for (j = 0; j < SYSMON_DIMS; j++)
-			counts[j] = w->c[j] + (p ? p->c[j] : 0);
-		calls = win_calls(counts);
+		if (p)
+			p->taken = 1;
 		if (!p && running(w->tgid)) {
+			w->deferred = 1;
 			atomic64_inc(&st.deferred);
 			continue;
 		}
-		atomic64_inc(&st.windows);
-		if (calls < READ_ONCE(min_calls)) {
-			atomic64_inc(&st.small);
-			continue;
-		}
-		sysmon_features(counts, feat + (size_t)nq * SYSMON_DIMS);
-		tick_calls[nq] = calls;
-		batch_idx[nq++] = i;
-		if (nq == max_batch) {
-			finish_batch(nq);
-			nq = 0;
-		}
+		judge(w, p, &nq);
+	}
+	/*
+	 * A deferred window whose process made no call this period (a burst,
+	 * then a sleep) has nothing to wait for: judged on its own counts.
+	 */
+	for (i = 0; i < prev_n; i++) {
+		struct sm_win *p = &prev_win[i];
+
+		if (p->deferred && !p->taken && judge(p, NULL, &nq))
+			atomic64_inc(&st.deferred_scored);
 	}
 	finish_batch(nq);
 	/* This period becomes the previous one. */
@@ -734,13 +762,13 @@ static int bench(const u32 *sizes, u32 n)
 		/* score[] holds the CPU side's; the GPU side's land in its own buffer. */
 		for (r = 0; r < BENCH_ROUNDS && !ret; r++) {
 			t = ktime_get_ns();
-			ret = gpu_score(rf, feat, nq, tick_calls);
+			ret = gpu_score(rf, feat, nq, bench_gpu);
 			gpu_ns = min(gpu_ns, ktime_get_ns() - t);
 		}
 		if (ret)
 			break;
 		for (j = 0; j < nq; j++)
-			mism += score[j] != tick_calls[j];
+			mism += score[j] != bench_gpu[j];
 		if (!crossover && gpu_ns < cpu_ns)
 			crossover = nq;
 		len += scnprintf(bench_text + len, sizeof(bench_text) - len,
@@ -782,6 +810,7 @@ static int status_show(struct seq_file *m, void *unused)
 	SHOW(gpu_errors);
 	SHOW(redone_cpu);
 	SHOW(deferred);
+	SHOW(deferred_scored);
 	SHOW(overflow);
 #undef SHOW
 	/* The reference's figures, as the last load set them (never waits for a tick). */
@@ -1029,7 +1058,9 @@ static void free_tables(void)
 	kvfree(feat);
 	kvfree(score);
 	kvfree(d2);
-	kvfree(batch_idx);
+	kvfree(batch_win);
+	kvfree(batch_counts);
+	kvfree(batch_calls);
 }
 
 static int alloc_tables(void)
@@ -1057,8 +1088,11 @@ static int alloc_tables(void)
 	feat = kvcalloc((size_t)max_batch * SYSMON_DIMS, sizeof(u16), GFP_KERNEL);
 	score = kvcalloc(max_batch, sizeof(u32), GFP_KERNEL);
 	d2 = kvcalloc(SYSMON_REF_MAX, sizeof(u32), GFP_KERNEL);
-	batch_idx = kvcalloc(max_batch, sizeof(u32), GFP_KERNEL);
-	if (!cur_win || !prev_win || !merge_buf || !feat || !score || !d2 || !batch_idx)
+	batch_win = kvcalloc(max_batch, sizeof(*batch_win), GFP_KERNEL);
+	batch_counts = kvcalloc((size_t)max_batch * SYSMON_DIMS, sizeof(u32), GFP_KERNEL);
+	batch_calls = kvcalloc(max_batch, sizeof(u32), GFP_KERNEL);
+	if (!cur_win || !prev_win || !merge_buf || !feat || !score || !d2 || !batch_win ||
+	    !batch_counts || !batch_calls)
 		return -ENOMEM;
 	return 0;
 }

@@ -228,5 +228,20 @@ check sysmon.policy_gone [ ! -e $pol ]
 check sysmon.registry_gone [ ! -e $dbg/registry/sysmon ]
 check sysmon.shm_back sh -c "[ $(shm_of live_allocs) = $live0 ]"
 check sysmon.no_calls_in_flight sh -c "[ $(stat_of in_flight) = 0 ]"
+
+# A burst, then idle: the window deferred at its first period (the process
+# still runs) is judged on its own at the next, in which it makes no call.
+insmod $M/lake_sysmon.ko period_ms=60000 ref=sysmon/sysmon.skr
+sysmon_work mkfiles /tmp/idle 60
+tick
+sysmon_work ransom /tmp/idle 5000 > /tmp/rsleep.out &
+rs=$!
+wait_for 10 grep -q locked /tmp/rsleep.out
+tick; tick
+windows
+check sysmon.burst_then_idle_flagged flagged sm_rsleep
+check sysmon.deferred_scored sh -c "[ $(st_of deferred_scored) -ge 1 ]"
+kill $rs; wait $rs
+rmmod lake_sysmon
 check sysmon.rmmod_lakelib rmmod lakelib
 check sysmon.rmmod_lakeshm rmmod lakeshm
