@@ -8,17 +8,18 @@
  *
  * The features. A probe on the raw_syscalls:sys_enter tracepoint (found by
  * name with for_each_kernel_tracepoint(), no kernel patch) counts every
- * system call of every process (tgid) into a per-CPU table: 48 classes of
- * call (ref.c lists them) and 16 buckets of hashed bigrams (the class of
- * the call and of the one before it on that CPU's slot). The table is
- * double-buffered: the probe takes its CPU's raw spinlock (uncontended but
- * at the flip), finds or inserts its tgid in at most 8 probes of a fixed
- * hash, adds two counts and copies the comm; a full table drops the call
- * (counted: dropped). It never allocates, sleeps or prints. Each period the
- * worker flips every CPU's buffer, merges what the old one holds per tgid,
- * and adds the previous period's counts of the same tgid: a window is the
- * last two periods, sliding by one. A process first seen in this period
- * and still running is deferred to the next, so that a short program is
+ * system call of every process (tgid and start time) into a per-CPU
+ * table: 48 classes of call (ref.c lists them) and 16 buckets of hashed
+ * bigrams (the class of the call and of the one before it on that CPU's
+ * slot). The table is double-buffered: the probe takes its CPU's raw
+ * spinlock (uncontended but at the flip), finds or inserts its process in
+ * at most 8 probes of a fixed hash, adds two counts and copies the comm; a
+ * full table drops the call (counted: dropped). It never allocates, sleeps
+ * or prints. Each period the worker flips every CPU's buffer, merges what
+ * the old one holds per process, and adds the previous period's counts of
+ * the same process: a window is the last two periods, sliding by one. A
+ * process first seen in this period and still running is deferred to the
+ * next, so that a short program is
  * judged on all its calls (counted: deferred); one whose process then
  * makes no call in the next period (a burst, then a sleep) is judged then
  * on its own period (counted: deferred_scored). A window with fewer than
@@ -64,10 +65,11 @@
  * lakelib timeout_ms (it is fenced). The next GPU batch sets the path up
  * anew (a new context, the reference uploaded again).
  *
- * Limits. Counts are per tgid, so a process's threads share a window, and
- * the bigram of a thread's call pairs with whatever call came before on
- * that slot, from any of its threads. A tgid reused within two periods
- * inherits its predecessor's window. The comm is the last one seen (after
+ * Limits. Counts are per process (a tgid and its group leader's
+ * start_time, so a reused tgid is a new process: its own window and its
+ * own line in flagged), so a process's threads share a window, and the
+ * bigram of a thread's call pairs with whatever call came before on that
+ * slot, from any of its threads. The comm is the last one seen (after
  * an exec, the new program's). Only x86_64's call numbers are classed (a
  * 32-bit or x32 call is "other"). The probe costs every system call two
  * counts, a lock and a hash lookup. A reference describes the machine it
@@ -148,8 +150,10 @@ static char *ref;
 module_param(ref, charp, 0444);
 MODULE_PARM_DESC(ref, "reference file under /lib/firmware to load at start (default none)");
 
+/* A process is (tgid, its group leader's start_time): a reused tgid is another. */
 struct sm_slot {
 	u32 tgid;		/* 0: free */
+	u64 start;
 	u8 last;		/* class of the slot's previous call, or NO_CLASS */
 	char comm[TASK_COMM_LEN];
 	u32 c[SYSMON_DIMS];
@@ -165,6 +169,7 @@ struct sm_cpu {
 /* One process's window, as the worker merges it. */
 struct sm_win {
 	u32 tgid;
+	u64 start;
 	u8 deferred;		/* first seen and still running: judged next period */
 	u8 taken;		/* as prev_win: merged into this period's window */
 	char comm[TASK_COMM_LEN];
@@ -173,6 +178,7 @@ struct sm_win {
 
 struct sm_flag {
 	u32 tgid;
+	u64 start;
 	char comm[TASK_COMM_LEN];
 	u32 score, windows;
 	u64 last_ns;
@@ -252,6 +258,7 @@ static void sm_probe(void *data, struct pt_regs *regs, long id)
 	struct sm_cpu *c = cpus[raw_smp_processor_id()];
 	/* A 32-bit or x32 call's number means another call: "other". */
 	u32 tgid = current->tgid, cls = in_compat_syscall() ? 0 : sysmon_class(id), h, i;
+	u64 start = current->group_leader->start_time;
 	struct sm_slot *t, *s = NULL;
 
 	/*
@@ -265,13 +272,14 @@ static void sm_probe(void *data, struct pt_regs *regs, long id)
 	for (i = 0; i < SLOT_PROBES; i++) {
 		struct sm_slot *x = &t[(h + i) & (slots - 1)];
 
-		if (x->tgid == tgid) {
+		if (x->tgid == tgid && x->start == start) {
 			s = x;
 			break;
 		}
 		if (!x->tgid) {
 			s = x;
 			s->tgid = tgid;
+			s->start = start;
 			s->last = NO_CLASS;
 			break;
 		}
@@ -297,12 +305,12 @@ static void find_tp(struct tracepoint *tp, void *priv)
 
 /* --- windows --------------------------------------------------------- */
 
-static struct sm_win *win_find(struct sm_win *w, u32 n, u32 tgid)
+static struct sm_win *win_find(struct sm_win *w, u32 n, u32 tgid, u64 start)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (w[i].tgid == tgid)
+		if (w[i].tgid == tgid && w[i].start == start)
 			return &w[i];
 	return NULL;
 }
@@ -335,7 +343,7 @@ static void harvest(void)
 
 			if (!s->tgid)
 				continue;
-			w = win_find(cur_win, cur_n, s->tgid);
+			w = win_find(cur_win, cur_n, s->tgid, s->start);
 			if (!w) {
 				if (cur_n == PROCS_MAX) {
 					atomic64_inc(&st.overflow);
@@ -344,6 +352,7 @@ static void harvest(void)
 				w = &cur_win[cur_n++];
 				memset(w, 0, sizeof(*w));
 				w->tgid = s->tgid;
+				w->start = s->start;
 			}
 			memcpy(w->comm, s->comm, TASK_COMM_LEN);
 			for (j = 0; j < SYSMON_DIMS; j++)
@@ -386,13 +395,15 @@ static void flag(const struct sm_win *w, u32 calls, u32 sc, u32 thr, bool on_gpu
 			    w->tgid, w->comm, sc, thr, calls);
 	spin_lock_irqsave(&flag_lock, irq);
 	for (i = 0; i < FLAGGED_MAX; i++)
-		if (flags_tab[i].windows && flags_tab[i].tgid == w->tgid)
+		if (flags_tab[i].windows && flags_tab[i].tgid == w->tgid &&
+		    flags_tab[i].start == w->start)
 			f = &flags_tab[i];
 	if (!f) {
 		f = &flags_tab[flags_next];
 		flags_next = (flags_next + 1) % FLAGGED_MAX;
 		memset(f, 0, sizeof(*f));
 		f->tgid = w->tgid;
+		f->start = w->start;
 	}
 	memcpy(f->comm, w->comm, TASK_COMM_LEN);
 	f->score = max(f->score, sc);
@@ -593,15 +604,15 @@ static bool judge(struct sm_win *w, const struct sm_win *p, u32 *nq)
 	return true;
 }
 
-/* Is @tgid still running (not yet exiting)? */
-static bool running(u32 tgid)
+/* Is the process of @w still running (not yet exiting, its tgid not reused)? */
+static bool running(const struct sm_win *w)
 {
 	struct task_struct *t;
 	bool alive;
 
 	rcu_read_lock();
-	t = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
-	alive = t && !(t->flags & PF_EXITING);
+	t = pid_task(find_pid_ns(w->tgid, &init_pid_ns), PIDTYPE_TGID);
+	alive = t && t->start_time == w->start && !(t->flags & PF_EXITING);
 	rcu_read_unlock();
 	return alive;
 }
@@ -620,11 +631,11 @@ static void tick(void)
 	harvest();
 	for (i = 0; i < cur_n; i++) {
 		struct sm_win *w = &cur_win[i];
-		struct sm_win *p = win_find(prev_win, prev_n, w->tgid);
+		struct sm_win *p = win_find(prev_win, prev_n, w->tgid, w->start);
 
 		if (p)
 			p->taken = 1;
-		if (!p && running(w->tgid)) {
+		if (!p && running(w)) {
 			w->deferred = 1;
 			atomic64_inc(&st.deferred);
 			continue;
