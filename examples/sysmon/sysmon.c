@@ -358,6 +358,7 @@ static void harvest(void)
 			for (j = 0; j < SYSMON_DIMS; j++)
 				w->c[j] += s->c[j];
 		}
+		cond_resched();
 	}
 }
 
@@ -537,6 +538,22 @@ static int gpu_score(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 *out
 
 /* --- scoring --------------------------------------------------------- */
 
+/*
+ * The CPU side: knn.h per window, yielding the CPU every RESCHED_ROWS
+ * windows (a window against 8192 references is ~0.5M operations).
+ */
+#define RESCHED_ROWS	16
+static void cpu_score(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 *out)
+{
+	u32 v;
+
+	for (v = 0; v < nq; v++) {
+		out[v] = sysmon_score_one(rf, q + (size_t)v * SYSMON_DIMS, d2);
+		if (v % RESCHED_ROWS == RESCHED_ROWS - 1)
+			cond_resched();
+	}
+}
+
 /* One batch on the policy's side; true when the GPU side scored it. */
 static bool score_batch(const struct sysmon_ref *rf, u32 nq)
 {
@@ -553,7 +570,7 @@ static bool score_batch(const struct sysmon_ref *rf, u32 nq)
 		atomic64_inc(&st.redone_cpu);
 		t0 = ktime_get_ns();
 	}
-	sysmon_score_batch(rf, feat, nq, d2, score);
+	cpu_score(rf, feat, nq, score);
 	lake_fallback_report_cpu(fb, nq, ktime_get_ns() - t0);
 	atomic64_inc(&st.batches_cpu);
 	atomic64_add(nq, &st.scored_cpu);
@@ -600,6 +617,7 @@ static bool judge(struct sm_win *w, const struct sm_win *p, u32 *nq)
 	if (*nq == max_batch) {
 		finish_batch(*nq);
 		*nq = 0;
+		cond_resched();
 	}
 	return true;
 }
@@ -746,7 +764,7 @@ static int calib_run(void *arg, enum lake_target side, u32 nq)
 	fake_batch(cur_ref, nq);
 	if (side == LAKE_TARGET_GPU)
 		return gpu_score(cur_ref, feat, nq, score);
-	sysmon_score_batch(cur_ref, feat, nq, d2, score);
+	cpu_score(cur_ref, feat, nq, score);
 	return 0;
 }
 
@@ -767,7 +785,7 @@ static int bench(const u32 *sizes, u32 n)
 		for (r = 0; r < BENCH_ROUNDS; r++) {
 			fake_batch(rf, nq);
 			t = ktime_get_ns();
-			sysmon_score_batch(rf, feat, nq, d2, score);
+			cpu_score(rf, feat, nq, score);
 			cpu_ns = min(cpu_ns, ktime_get_ns() - t);
 		}
 		/* score[] holds the CPU side's; the GPU side's land in its own buffer. */
