@@ -253,6 +253,17 @@ static const struct lake_feature_desc schema[NR_F] = {
 
 /* --- the probe: every system call of every process ------------------- */
 
+/*
+ * Counts. A slot's u32 holds one CPU's calls in one period (60 s at most):
+ * 2^32 of them would take a call every 14 ns, below the cost of a system
+ * call's entry alone. Windows sum CPUs and two periods, so they add in u64
+ * and saturate at U32_MAX (a share then errs; nothing wraps).
+ */
+static inline u32 sat_add(u32 a, u32 b)
+{
+	return (u32)min_t(u64, (u64)a + b, U32_MAX);
+}
+
 static void sm_probe(void *data, struct pt_regs *regs, long id)
 {
 	struct sm_cpu *c = cpus[raw_smp_processor_id()];
@@ -356,7 +367,7 @@ static void harvest(void)
 			}
 			memcpy(w->comm, s->comm, TASK_COMM_LEN);
 			for (j = 0; j < SYSMON_DIMS; j++)
-				w->c[j] += s->c[j];
+				w->c[j] = sat_add(w->c[j], s->c[j]);
 		}
 		cond_resched();
 	}
@@ -364,11 +375,12 @@ static void harvest(void)
 
 static u32 win_calls(const u32 *c)
 {
-	u32 j, n = 0;
+	u64 n = 0;
+	u32 j;
 
 	for (j = 0; j < SYSMON_UNI; j++)
 		n += c[j];
-	return n;
+	return (u32)min_t(u64, n, U32_MAX);
 }
 
 static void record(const struct sm_win *w, const u32 *counts, u32 sc)
@@ -604,7 +616,7 @@ static bool judge(struct sm_win *w, const struct sm_win *p, u32 *nq)
 	u32 *counts = batch_counts + (size_t)*nq * SYSMON_DIMS, calls, j;
 
 	for (j = 0; j < SYSMON_DIMS; j++)
-		counts[j] = w->c[j] + (p ? p->c[j] : 0);
+		counts[j] = sat_add(w->c[j], p ? p->c[j] : 0);
 	calls = win_calls(counts);
 	atomic64_inc(&st.windows);
 	if (calls < READ_ONCE(min_calls)) {
