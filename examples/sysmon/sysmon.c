@@ -525,24 +525,31 @@ static CUresult gpu_exec(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 
 	return r;
 }
 
-/* Under sm_lock. 0, or -EIO with the policy told. */
-static int gpu_score(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 *out)
+/*
+ * Under sm_lock: 0 and in *ns the batch's own time (not the context's
+ * setup or the reference's upload, which a first batch also does), or
+ * -EIO, logged and counted. The caller tells the policy: calibration
+ * reports its failures itself.
+ */
+static int gpu_score(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 *out, u64 *ns)
 {
 	const char *name = "?";
 	CUresult r;
+	u64 t0;
 
 	r = gpu.ready ? cuCtxSetCurrent(gpu.ctx) : gpu_setup();
 	if (!r && gpu.gen != ref_gen)
 		r = gpu_upload(rf);
+	t0 = ktime_get_ns();
 	if (!r)
 		r = gpu_exec(rf, q, nq, out);
+	*ns = ktime_get_ns() - t0;
 	gpu.ready = !r;
 	cuCtxSetCurrent(NULL);
 	if (r) {
 		cuGetErrorName(r, &name);
-		pr_warn_ratelimited("GPU batch failed: %s; scored on the CPU\n", name);
+		pr_warn_ratelimited("GPU batch failed: %s\n", name);
 		atomic64_inc(&st.gpu_errors);
-		lake_fallback_report_gpu_error(fb);
 		return -EIO;
 	}
 	return 0;
@@ -570,18 +577,20 @@ static void cpu_score(const struct sysmon_ref *rf, const u16 *q, u32 nq, u32 *ou
 static bool score_batch(const struct sysmon_ref *rf, u32 nq)
 {
 	enum lake_target side = lake_fallback_choose(fb, nq);
-	u64 t0 = ktime_get_ns();
+	u64 t0, ns;
 
 	if (side == LAKE_TARGET_GPU) {
-		if (!gpu_score(rf, feat, nq, score)) {
-			lake_fallback_report_gpu(fb, nq, ktime_get_ns() - t0);
+		if (!gpu_score(rf, feat, nq, score, &ns)) {
+			lake_fallback_report_gpu(fb, nq, ns);
 			atomic64_inc(&st.batches_gpu);
 			atomic64_add(nq, &st.scored_gpu);
 			return true;
 		}
+		/* The policy trips to the CPU; this batch is scored there. */
+		lake_fallback_report_gpu_error(fb);
 		atomic64_inc(&st.redone_cpu);
-		t0 = ktime_get_ns();
 	}
+	t0 = ktime_get_ns();
 	cpu_score(rf, feat, nq, score);
 	lake_fallback_report_cpu(fb, nq, ktime_get_ns() - t0);
 	atomic64_inc(&st.batches_cpu);
@@ -771,11 +780,14 @@ static void fake_batch(const struct sysmon_ref *rf, u32 nq)
 	}
 }
 
+/* lake_fallback_calibrate() times this and reports a failure itself. */
 static int calib_run(void *arg, enum lake_target side, u32 nq)
 {
+	u64 ns;
+
 	fake_batch(cur_ref, nq);
 	if (side == LAKE_TARGET_GPU)
-		return gpu_score(cur_ref, feat, nq, score);
+		return gpu_score(cur_ref, feat, nq, score, &ns);
 	cpu_score(cur_ref, feat, nq, score);
 	return 0;
 }
@@ -791,7 +803,7 @@ static int bench(const u32 *sizes, u32 n)
 	len += scnprintf(bench_text + len, sizeof(bench_text) - len,
 			 "refs %u k %u dims %u\n", rf->count, rf->k, SYSMON_DIMS);
 	for (i = 0; i < n && !ret; i++) {
-		u64 cpu_ns = U64_MAX, gpu_ns = U64_MAX, t;
+		u64 cpu_ns = U64_MAX, gpu_ns = U64_MAX, t, ns;
 		u32 nq = sizes[i], r, j, mism = 0;
 
 		for (r = 0; r < BENCH_ROUNDS; r++) {
@@ -803,7 +815,7 @@ static int bench(const u32 *sizes, u32 n)
 		/* score[] holds the CPU side's; the GPU side's land in its own buffer. */
 		for (r = 0; r < BENCH_ROUNDS && !ret; r++) {
 			t = ktime_get_ns();
-			ret = gpu_score(rf, feat, nq, bench_gpu);
+			ret = gpu_score(rf, feat, nq, bench_gpu, &ns);
 			gpu_ns = min(gpu_ns, ktime_get_ns() - t);
 		}
 		if (ret)
