@@ -240,8 +240,6 @@ static u32 flags_next;
 /* The bench's rows, read from lake/sysmon/bench; the GPU side's scores. */
 static char bench_text[2048];
 static u32 bench_gpu[1024];			/* max_batch at most */
-static DEFINE_MUTEX(export_lock);
-static u64 export_ts, export_seq;
 
 enum { F_TGID, F_COMM, F_CALLS, F_SCORE, NR_F };
 static const struct lake_feature_desc schema[NR_F] = {
@@ -986,19 +984,27 @@ static const struct file_operations ctl_fops = {
 };
 
 /*
- * The exporter: reading lake/sysmon/windows gives, as CSV, the windows
- * recorded since the last reader opened it (train.py's input):
+ * The exporter: each open of lake/sysmon/windows reads, as CSV, the
+ * windows the registry holds (its ring keeps the newest REG_CAPACITY),
+ * oldest first, then those recorded while it reads; an empty read means
+ * nothing new (train.py's input):
  *	ts_ns,tgid,comm,calls,score,c0..c63
  * c0..c47 the classes' counts, c48..c63 the bigram buckets', over the
- * window (two periods); score 0 without a reference. Records come from the
- * registry, whose ring keeps the newest REG_CAPACITY windows.
+ * window (two periods); score 0 without a reference. Each open has its
+ * own cursor, so readers do not take windows from one another.
  */
-#define EXPORT_LINE	(64 + 11 * SYSMON_DIMS)
-#define EXPORT_CHUNK	256
+#define EXPORT_CHUNK	32	/* records per fetch, copied with IRQs off */
+/* The longest line: ts, tgid, calls, score and 64 counts as u64/u32 digits. */
+#define EXPORT_LINE	(20 + 3 * 11 + 1 + TASK_COMM_LEN + 11 * SYSMON_DIMS + 2)
+#define EXPORT_HEAD	(32 + 5 * SYSMON_DIMS)
 
-struct export_buf {
-	size_t len;
-	char text[];
+struct export_reader {
+	struct mutex lock;			/* readers sharing the open file */
+	u64 since_ns, last_seq;
+	bool header_done;
+	size_t len, off;
+	void *recs;				/* EXPORT_CHUNK records */
+	char text[EXPORT_HEAD + EXPORT_CHUNK * EXPORT_LINE];
 };
 
 /* One record as a CSV line; returns its length. */
@@ -1024,60 +1030,80 @@ static size_t export_line(char *p, size_t cap, const struct lake_reg_record *rec
 	return len;
 }
 
+/*
+ * The next chunk as text; 0 when nothing is new. Records come by ts_end
+ * (>= the last one read); those read already (seq) are skipped.
+ */
+static size_t export_fill(struct export_reader *t)
+{
+	size_t rs = lake_features_record_size(reg), n = 0;
+	int got, i, j;
+
+	if (!t->header_done) {
+		n = scnprintf(t->text, sizeof(t->text), "ts_ns,tgid,comm,calls,score");
+		for (j = 0; j < SYSMON_DIMS; j++)
+			n += scnprintf(t->text + n, sizeof(t->text) - n, ",c%d", j);
+		n += scnprintf(t->text + n, sizeof(t->text) - n, "\n");
+		t->header_done = true;
+	}
+	got = lake_features_fetch(reg, t->since_ns, t->recs, EXPORT_CHUNK * rs, EXPORT_CHUNK);
+	for (i = 0; i < got; i++) {
+		const struct lake_reg_record *rec = t->recs + i * rs;
+
+		if (rec->seq <= t->last_seq)
+			continue;
+		t->last_seq = rec->seq;
+		t->since_ns = rec->ts_end;
+		n += export_line(t->text + n, sizeof(t->text) - n, rec);
+	}
+	return n;
+}
+
 static int windows_open(struct inode *inode, struct file *f)
 {
-	size_t rs = lake_features_record_size(reg), cap;
-	struct export_buf *eb;
-	int n, i, j, fresh;
-	void *buf;
+	struct export_reader *t = kvzalloc(sizeof(*t), GFP_KERNEL);
 
-	cap = 32 + 4 * SYSMON_DIMS + (size_t)REG_CAPACITY * EXPORT_LINE;
-	buf = kvmalloc_array(EXPORT_CHUNK, rs, GFP_KERNEL);
-	eb = kvmalloc(sizeof(*eb) + cap, GFP_KERNEL);
-	if (!buf || !eb) {
-		kvfree(buf);
-		kvfree(eb);
+	if (!t)
+		return -ENOMEM;
+	t->recs = kvmalloc_array(EXPORT_CHUNK, lake_features_record_size(reg), GFP_KERNEL);
+	if (!t->recs) {
+		kvfree(t);
 		return -ENOMEM;
 	}
-	eb->len = scnprintf(eb->text, cap, "ts_ns,tgid,comm,calls,score");
-	for (j = 0; j < SYSMON_DIMS; j++)
-		eb->len += scnprintf(eb->text + eb->len, cap - eb->len, ",c%d", j);
-	eb->len += scnprintf(eb->text + eb->len, cap - eb->len, "\n");
-	mutex_lock(&export_lock);
-	/*
-	 * Records with ts_end >= the last one exported, in chunks; those
-	 * already exported (seq) are skipped. Commit times are distinct
-	 * nanoseconds in practice; a chunk of nothing new ends the export.
-	 */
-	do {
-		n = lake_features_fetch(reg, export_ts, buf, EXPORT_CHUNK * rs, EXPORT_CHUNK);
-		for (i = 0, fresh = 0; i < n && cap - eb->len >= EXPORT_LINE; i++) {
-			const struct lake_reg_record *rec = buf + i * rs;
-
-			if (rec->seq <= export_seq)
-				continue;
-			fresh++;
-			export_seq = rec->seq;
-			export_ts = rec->ts_end;
-			eb->len += export_line(eb->text + eb->len, cap - eb->len, rec);
-		}
-	} while (n == EXPORT_CHUNK && fresh && cap - eb->len >= EXPORT_LINE);
-	mutex_unlock(&export_lock);
-	kvfree(buf);
-	f->private_data = eb;
+	mutex_init(&t->lock);
+	f->private_data = t;
 	return nonseekable_open(inode, f);
 }
 
 static ssize_t windows_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	struct export_buf *eb = f->private_data;
+	struct export_reader *t = f->private_data;
+	ssize_t n = 0;
 
-	return simple_read_from_buffer(ubuf, len, ppos, eb->text, eb->len);
+	if (mutex_lock_killable(&t->lock))
+		return -EINTR;
+	if (t->off == t->len) {
+		t->len = export_fill(t);
+		t->off = 0;
+	}
+	if (t->len) {
+		n = min(len, t->len - t->off);
+		if (copy_to_user(ubuf, t->text + t->off, n))
+			n = -EFAULT;
+		else
+			t->off += n;
+	}
+	mutex_unlock(&t->lock);
+	return n;
 }
 
 static int windows_release(struct inode *inode, struct file *f)
 {
-	kvfree(f->private_data);
+	struct export_reader *t = f->private_data;
+
+	mutex_destroy(&t->lock);
+	kvfree(t->recs);
+	kvfree(t);
 	return 0;
 }
 

@@ -72,7 +72,14 @@ rv() {
 }
 # flagged COMM: at least one window of COMM passed the threshold.
 flagged() { rv "$1"; [ "$rn" -gt 0 ] && [ "$rf" -gt 0 ]; }
-windows() { cat $sm/windows > /tmp/win.csv; }
+# Each open of the exporter reads every window the registry holds: mark
+# notes the newest, windows keeps those after it in /tmp/win.csv.
+ts0=0
+mark() {
+	ts0=$(tail -n 1 $sm/windows | cut -d, -f1)
+	case $ts0 in '' | *[!0-9]*) ts0=0 ;; esac
+}
+windows() { awk -F, -v t="$ts0" 'NR == 1 || $1 + 0 > t + 0' $sm/windows > /tmp/win.csv; }
 [ -d $tr/events ] || mount -t tracefs nodev $tr
 
 check sysmon.insmod_lakeshm insmod $M/lakeshm.ko size_mib=16
@@ -83,7 +90,7 @@ ifconfig lo 127.0.0.1 up 2> /dev/null
 if [ "${lake_sysmon_record:-0}" = 1 ]; then
 	insmod $M/lake_sysmon.ko period_ms=250
 	start_laked
-	cat $sm/windows > /dev/null
+	mark
 	# The shell's own part: a case's checks, counters read, waits.
 	for i in 1 2 3 4 5 6 7 8; do
 		ref_work $i
@@ -93,7 +100,8 @@ if [ "${lake_sysmon_record:-0}" = 1 ]; then
 		sh -c "[ $(st_of ticks) -ge 0 ]"
 	done
 	tick; tick
-	cat $sm/windows | sed 's/^/sysmon-window: /'
+	windows
+	sed 's/^/sysmon-window: /' /tmp/win.csv
 	kill $pid; wait $pid
 	rmmod lake_sysmon
 	rmmod lakelib
@@ -120,11 +128,14 @@ c0=$(st_of calls)
 ls / > /dev/null
 check sysmon.probe_counts [ "$(st_of calls)" -gt "$c0" ]
 # Without a reference, windows are recorded (the exporter) and none scored.
-cat $sm/windows > /dev/null
+mark
 ref_work 1
 tick
 windows
 check sysmon.exporter_windows sh -c "[ $(grep -c ',ls,' /tmp/win.csv) -ge 1 ]"
+# Per open: one reader does not take the windows from the next.
+check sysmon.exporter_per_open sh -c "[ $(grep -c ',ls,' $sm/windows) -ge 1 ] &&
+	[ $(grep -c ',ls,' $sm/windows) -ge 1 ]"
 check sysmon.exporter_counts awk -F, '$3 == "ls" { s = 0; for (i = 6; i <= NF; i++) s += $i;
 	if (s < $4 || $4 < 16) exit 1; n++ } END { exit !n }' /tmp/win.csv
 check sysmon.unscored_without_ref sh -c "[ $(st_of scored_cpu) = 0 ] && [ $(st_of scored_gpu) = 0 ]"
@@ -142,7 +153,7 @@ echo "# sysmon reference: $(grep -E '^(ref|k|threshold) ' $sm/status | tr '\n' '
 # The CPU side (no laked): the reference's workloads, new benign ones, the anomalies.
 echo 1 > $tr/events/lake_sysmon/enable
 echo > $tr/trace
-cat $sm/windows > /dev/null
+mark
 ref_work 3
 new_work
 sysmon_work mkfiles /tmp/victims 120
@@ -182,7 +193,7 @@ check sysmon.bench sh -c "echo 'bench 1 8 32 128' > $sm/ctl"
 sed 's/^/# sysmon bench: /' $sm/bench
 check sysmon.sides_agree sh -c "! grep -E 'mismatches [1-9]' $sm/bench && grep -c 'mismatches 0' $sm/bench | grep -qx 4"
 echo gpu > $pol/mode
-cat $sm/windows > /dev/null
+mark
 sysmon_work portscan 300 > /dev/null
 sysmon_work forkbomb 200 > /dev/null
 new_work
