@@ -207,6 +207,7 @@ check sysmon.gpu_flags_forkbomb flagged sm_forkbomb
 check sysmon.trace_event_gpu grep -qE 'comm=sm_portscan .* side=gpu' $tr/trace
 rv $new_comms
 echo "# sysmon gpu: new benign workloads: $rn windows, $rf flagged"
+check sysmon.gpu_new_benign_bounded sh -c "[ $rn -gt 0 ] && [ $rf -le $((rn / 4)) ]"
 
 # laked stopped with a batch waiting on it, then killed: the batch is
 # scored on the CPU, nothing hangs, and the CPU side goes on.
@@ -229,7 +230,8 @@ check sysmon.cpu_after_kill sh -c "[ $(st_of scored_cpu) -gt $cpu1 ]"
 echo auto > $pol/mode
 check sysmon.periodic_ticks wait_for 5 sh -c "t=\$(grep '^ticks ' $sm/status | cut -d' ' -f2); sleep 0.6;
 	[ \$(grep '^ticks ' $sm/status | cut -d' ' -f2) -gt \$t ]"
-check sysmon.lakectl_policy sh -c "lakectl policy sysmon | grep -q 'gpu'"
+# The policy counted the GPU batches above: "decisions  cpu N, gpu M", M > 0.
+check sysmon.lakectl_policy sh -c "lakectl policy sysmon | grep -qE '^ *decisions +cpu [0-9]+, gpu [1-9]'"
 check sysmon.lakectl_registry sh -c "lakectl registry sysmon | grep -q 'calls'"
 echo "# sysmon status: $(tr '\n' ' ' < $sm/status)"
 echo 0 > $tr/events/lake_sysmon/enable
