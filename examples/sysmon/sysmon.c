@@ -71,8 +71,14 @@
  * bigram of a thread's call pairs with whatever call came before on that
  * slot, from any of its threads. The comm is the last one seen (after
  * an exec, the new program's). Only x86_64's call numbers are classed (a
- * 32-bit or x32 call is "other"). The probe costs every system call two
- * counts, a lock and a hash lookup. A reference describes the machine it
+ * 32-bit or x32 call is "other"; the module builds on x86_64 only). The
+ * probe costs every system call two counts, a lock and a hash lookup.
+ * Kernels: for_each_kernel_tracepoint(), tracepoint_probe_register(),
+ * tracepoint_synchronize_unregister() and sys_enter's prototype (struct
+ * pt_regs *, long id) are the same on 6.1 and 6.12, which call the probe
+ * with preemption off; later kernels make syscall tracepoints faultable
+ * (probes preemptible), so the probe never relies on staying on one CPU:
+ * it takes its table's lock. A reference describes the machine it
  * was recorded on: another machine's normal programs need their own.
  */
 #define pr_fmt(fmt) "lake_sysmon: " fmt
@@ -217,7 +223,7 @@ static u32 *batch_calls;			/* max_batch */
 
 static struct {
 	bool ready;
-	u32 gen, count;		/* the reference uploaded, and its size */
+	u32 gen;		/* the reference uploaded */
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction dist, topk;
@@ -491,7 +497,6 @@ static CUresult gpu_upload(const struct sysmon_ref *rf)
 	lake_shm_free(host);
 	if (!r) {
 		gpu.gen = ref_gen;
-		gpu.count = rf->count;
 	}
 	return r;
 }
@@ -920,9 +925,13 @@ static int ctl_cmd(char *cmd)
 		return 0;
 	}
 	if (!strcmp(cmd, "reset")) {
+		atomic64_t *ctr = (atomic64_t *)&st;
 		unsigned long irq;
+		size_t i;
 
-		memset(&st, 0, sizeof(st));
+		/* The worker's counters and flagged; the probe's calls and dropped stay. */
+		for (i = 0; i < sizeof(st) / sizeof(*ctr); i++)
+			atomic64_set(&ctr[i], 0);
 		spin_lock_irqsave(&flag_lock, irq);
 		memset(flags_tab, 0, sizeof(flags_tab));
 		flags_next = 0;
