@@ -252,6 +252,7 @@ rs=$!
 wait_for 10 grep -q locked /tmp/rsleep.out
 tick; tick
 windows
+echo "# sysmon idle: sm_rsleep windows flagged: $(rate sm_rsleep)"
 check sysmon.burst_then_idle_flagged flagged sm_rsleep
 check sysmon.deferred_scored sh -c "[ $(st_of deferred_scored) -ge 1 ]"
 kill $rs; wait $rs
