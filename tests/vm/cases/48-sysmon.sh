@@ -256,6 +256,28 @@ echo "# sysmon idle: sm_rsleep windows flagged: $(rate sm_rsleep)"
 check sysmon.burst_then_idle_flagged flagged sm_rsleep
 check sysmon.deferred_scored sh -c "[ $(st_of deferred_scored) -ge 1 ]"
 kill $rs; wait $rs
+
+# A reused tgid is another process: the ransomware loop exits, a benign
+# ls takes its pid (ns_last_pid) within the same two periods, and is
+# judged on its own calls, not on its predecessor's.
+sysmon_work mkfiles /tmp/reuse 120
+tick
+sysmon_work ransom /tmp/reuse > /dev/null &
+old=$!
+wait $old
+tick
+echo $((old - 1)) > /proc/sys/kernel/ns_last_pid
+ls -laR /lib/lake /cases > /dev/null &
+new=$!
+wait $new
+tick
+windows
+echo "# sysmon reuse: pid $old then $new; ls windows flagged: $(rate ls); sm_ransom: $(rate sm_ransom)"
+check sysmon.tgid_reused [ "$new" = "$old" ]
+rv ls
+check sysmon.reused_tgid_own_window sh -c "[ $rn -ge 1 ] && [ $rf = 0 ]"
+check sysmon.reused_tgid_flagged_apart sh -c "grep -q '^$old sm_ransom ' $sm/flagged &&
+	! grep -q '^$old ls ' $sm/flagged"
 rmmod lake_sysmon
 check sysmon.rmmod_lakelib rmmod lakelib
 check sysmon.rmmod_lakeshm rmmod lakeshm
