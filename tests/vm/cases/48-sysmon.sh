@@ -3,7 +3,9 @@
 # anomalous workloads (ransomware-like file locking, a bounded fork bomb, a
 # loopback port scan) are flagged, benign programs mostly are not (rates
 # printed per workload), both sides give the same scores, laked's death
-# mid-batch leaves the CPU side scoring, and rmmod leaves nothing behind.
+# mid-batch leaves the CPU side scoring, and rmmod leaves nothing behind;
+# then, reloaded with manual ticks: a burst then idle is still judged, and
+# a reused pid is another process.
 # With lake_sysmon_record=1 (make sysmon-trace) it records the reference's
 # workloads instead and prints the exporter's CSV.
 . /lib/lake/vmlib.sh
