@@ -204,6 +204,7 @@ if insmod $M/lake_sysmon.ko ref=sysmon/sysmon.skr period_ms=60000 &&
 	refs=$(sed -n 's/^refs \([0-9]*\) .*/\1/p' $s/bench)
 	sed -n 's/^batch \([0-9]*\) cpu_ns \([0-9]*\) gpu_ns \([0-9]*\) mismatches \([0-9]*\)$/\1 \2 \3 \4/p' $s/bench |
 		while read -r n c g mm; do
+			[ "$c" -gt 0 ] || c=1	# a batch faster than the clock's step
 			r=$((g * 100 / c))
 			echo "bench: sysmon knn batch $n x $refs refs: CPU $c ns, laked's host device $g ns, host/CPU $((r / 100)).$(printf %02d $((r % 100)))x, mismatches $mm"
 		done

@@ -267,15 +267,20 @@ size_t sysmon_ref_write(const struct sysmon_ref *ref, void *buf, size_t cap)
 	return len;
 }
 
+u32 sysmon_score_one(const struct sysmon_ref *ref, const u16 *feat, u32 *d2)
+{
+	u32 r;
+
+	for (r = 0; r < ref->count; r++)
+		d2[r] = sysmon_dist2(feat, ref->rows + (size_t)r * SYSMON_DIMS);
+	return sysmon_score_row(d2, ref->count, ref->k);
+}
+
 void sysmon_score_batch(const struct sysmon_ref *ref, const u16 *feat, u32 nq,
 			u32 *d2, u32 *score)
 {
-	u32 v, r;
+	u32 v;
 
-	for (v = 0; v < nq; v++) {
-		for (r = 0; r < ref->count; r++)
-			d2[r] = sysmon_dist2(feat + (size_t)v * SYSMON_DIMS,
-					     ref->rows + (size_t)r * SYSMON_DIMS);
-		score[v] = sysmon_score_row(d2, ref->count, ref->k);
-	}
+	for (v = 0; v < nq; v++)
+		score[v] = sysmon_score_one(ref, feat + (size_t)v * SYSMON_DIMS, d2);
 }

@@ -17,8 +17,13 @@
 #define SYSMON_REF_VERSION	1
 /* The feature encoding a file was made for (below); a file of another is refused. */
 #define SYSMON_FEATURES_ID	1
-/* A score is at most 2 * sqrt(2) * 4096; thresholds above cannot be passed. */
-#define SYSMON_SCORE_MAX	(3 * SYSMON_FEAT_MAX)
+/*
+ * A score is at most 2 * 4096 = 8192: a group's features have an L2 norm
+ * of 4096 (or 0) and are never negative, so two windows' groups are at
+ * most sqrt(2) x 4096 apart, both groups sqrt(4) x 4096. A threshold
+ * above it (nothing could pass it) is refused.
+ */
+#define SYSMON_SCORE_MAX	(2 * SYSMON_FEAT_MAX)
 /* System-call numbers the class table covers (x86_64's); others are class 0. */
 #define SYSMON_NR_MAX		512
 
@@ -60,10 +65,9 @@ void sysmon_ref_free(struct sysmon_ref *ref);
 /* The file bytes for a reference (what train.py writes); returns the length. */
 size_t sysmon_ref_write(const struct sysmon_ref *ref, void *buf, size_t cap);
 
-/*
- * Score nq windows (feat: nq * SYSMON_DIMS) on the CPU; d2 is scratch of
- * ref->count u32.
- */
+/* Score one window (SYSMON_DIMS features) on the CPU; d2 is scratch of ref->count u32. */
+u32 sysmon_score_one(const struct sysmon_ref *ref, const u16 *feat, u32 *d2);
+/* The same for nq windows (feat: nq * SYSMON_DIMS). */
 void sysmon_score_batch(const struct sysmon_ref *ref, const u16 *feat, u32 nq,
 			u32 *d2, u32 *score);
 

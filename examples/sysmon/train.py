@@ -52,14 +52,18 @@ def read_windows(paths, min_calls):
     return rows, comms
 
 
-def loo_scores(x, k):
-    """knn.h's score of each row against all the others."""
+def loo_scores(x, k, chunk=256):
+    """knn.h's score of each row against all the others, chunk rows at a
+    time (a chunk x n x 64 array, not n x n x 64)."""
     xi = x.astype(np.int64)
-    d2 = ((xi[:, None, :] - xi[None, :, :]) ** 2).sum(axis=2)
-    np.fill_diagonal(d2, np.iinfo(np.int64).max)
-    near = np.sort(d2, axis=1)[:, :k]
-    dist = np.vectorize(math.isqrt)(near)
-    return dist.sum(axis=1) // k
+    out = np.empty(len(xi), dtype=np.int64)
+    for lo in range(0, len(xi), chunk):
+        part = xi[lo:lo + chunk]
+        d2 = ((part[:, None, :] - xi[None, :, :]) ** 2).sum(axis=2)
+        d2[np.arange(len(part)), np.arange(lo, lo + len(part))] = np.iinfo(np.int64).max
+        near = np.sort(d2, axis=1)[:, :k]
+        out[lo:lo + len(part)] = np.vectorize(math.isqrt)(near).sum(axis=1) // k
+    return out
 
 
 def write_ref(path, rows, k, threshold):

@@ -108,13 +108,4 @@ static inline void lake_bdev_close(struct lake_bdev_ref *ref)
 }
 #endif
 
-/*
- * Tracepoint probes from modules (examples/sysmon): for_each_kernel_tracepoint(),
- * tracepoint_probe_register() and tracepoint_synchronize_unregister() and
- * raw_syscalls:sys_enter's prototype (struct pt_regs *, long id) are the same
- * on 6.1 and 6.12, which call the probe with preemption off. Later kernels
- * make syscall tracepoints faultable, calling probes preemptible: a probe
- * must not rely on staying on one CPU (sysmon's takes its table's lock).
- */
-
 #endif /* LAKE_COMPAT_H */

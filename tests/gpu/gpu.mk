@@ -20,3 +20,9 @@ $(BUILD)/gpu/crypto_gpu: tests/gpu/crypto_gpu.c $(LAKED_CORE_SRCS) examples/cryp
 		examples/crypto/xts_kernel.h $(wildcard laked/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)
+
+# examples/sysmon's kNN kernels on the real driver (tests/gpu/run), or the host device (--host).
+$(BUILD)/gpu/sysmon_knn: tests/gpu/sysmon_knn.c examples/sysmon/ref.c $(LAKED_CORE_SRCS) \
+		$(wildcard laked/*.h examples/sysmon/*.h include/lake/*.h include/uapi/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $< examples/sysmon/ref.c $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)

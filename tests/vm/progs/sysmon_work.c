@@ -7,6 +7,8 @@
  *	sysmon_work ransom DIR		as ransomware does: every file of DIR read,
  *					"encrypted" (XOR keystream), written to a temporary
  *					file, renamed to NAME.locked, the original unlinked
+ *	sysmon_work ransom DIR MS	the same under comm sm_rsleep, then "done" on stdout
+ *					and MS ms asleep (a burst, then idle)
  *	sysmon_work forkbomb N		a fork bomb bounded at N processes: the root forks
  *					N children, each of which forks once more and waits
  *	sysmon_work portscan N		connect() to 127.0.0.1 ports 1..N, one socket each
@@ -52,7 +54,7 @@ static int mkfiles(const char *dir, int n)
 	return 0;
 }
 
-static int ransom(const char *dir)
+static int ransom(const char *dir, const char *comm)
 {
 	char path[512], tmp[600], out[600], buf[65536];
 	unsigned int key = 0x9e3779b9u;
@@ -61,7 +63,7 @@ static int ransom(const char *dir)
 	ssize_t n, i;
 	int fd, o, done = 0;
 
-	prctl(PR_SET_NAME, "sm_ransom");
+	prctl(PR_SET_NAME, comm);
 	d = opendir(dir);
 	if (!d)
 		return die(dir);
@@ -92,7 +94,7 @@ static int ransom(const char *dir)
 		done++;
 	}
 	closedir(d);
-	printf("sm_ransom: %d files locked\n", done);
+	printf("%s: %d files locked\n", comm, done);
 	return 0;
 }
 
@@ -147,11 +149,18 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "mkfiles"))
 		return mkfiles(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "ransom"))
-		return ransom(argv[2]);
+		return ransom(argv[2], "sm_ransom");
+	if (argc == 4 && !strcmp(argv[1], "ransom")) {
+		int r = ransom(argv[2], "sm_rsleep");
+
+		fflush(stdout);
+		usleep(atoi(argv[3]) * 1000u);
+		return r;
+	}
 	if (argc == 3 && !strcmp(argv[1], "forkbomb"))
 		return forkbomb(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "portscan"))
 		return portscan(atoi(argv[2]));
-	fprintf(stderr, "usage: sysmon_work mkfiles DIR N | ransom DIR | forkbomb N | portscan N\n");
+	fprintf(stderr, "usage: sysmon_work mkfiles DIR N | ransom DIR [MS] | forkbomb N | portscan N\n");
 	return 2;
 }

@@ -3,7 +3,9 @@
 # anomalous workloads (ransomware-like file locking, a bounded fork bomb, a
 # loopback port scan) are flagged, benign programs mostly are not (rates
 # printed per workload), both sides give the same scores, laked's death
-# mid-batch leaves the CPU side scoring, and rmmod leaves nothing behind.
+# mid-batch leaves the CPU side scoring, and rmmod leaves nothing behind;
+# then, reloaded with manual ticks: a burst then idle is still judged, and
+# a reused pid is another process.
 # With lake_sysmon_record=1 (make sysmon-trace) it records the reference's
 # workloads instead and prints the exporter's CSV.
 . /lib/lake/vmlib.sh
@@ -72,7 +74,14 @@ rv() {
 }
 # flagged COMM: at least one window of COMM passed the threshold.
 flagged() { rv "$1"; [ "$rn" -gt 0 ] && [ "$rf" -gt 0 ]; }
-windows() { cat $sm/windows > /tmp/win.csv; }
+# Each open of the exporter reads every window the registry holds: mark
+# notes the newest, windows keeps those after it in /tmp/win.csv.
+ts0=0
+mark() {
+	ts0=$(tail -n 1 $sm/windows | cut -d, -f1)
+	case $ts0 in '' | *[!0-9]*) ts0=0 ;; esac
+}
+windows() { awk -F, -v t="$ts0" 'NR == 1 || $1 + 0 > t + 0' $sm/windows > /tmp/win.csv; }
 [ -d $tr/events ] || mount -t tracefs nodev $tr
 
 check sysmon.insmod_lakeshm insmod $M/lakeshm.ko size_mib=16
@@ -83,7 +92,7 @@ ifconfig lo 127.0.0.1 up 2> /dev/null
 if [ "${lake_sysmon_record:-0}" = 1 ]; then
 	insmod $M/lake_sysmon.ko period_ms=250
 	start_laked
-	cat $sm/windows > /dev/null
+	mark
 	# The shell's own part: a case's checks, counters read, waits.
 	for i in 1 2 3 4 5 6 7 8; do
 		ref_work $i
@@ -93,7 +102,8 @@ if [ "${lake_sysmon_record:-0}" = 1 ]; then
 		sh -c "[ $(st_of ticks) -ge 0 ]"
 	done
 	tick; tick
-	cat $sm/windows | sed 's/^/sysmon-window: /'
+	windows
+	sed 's/^/sysmon-window: /' /tmp/win.csv
 	kill $pid; wait $pid
 	rmmod lake_sysmon
 	rmmod lakelib
@@ -120,11 +130,14 @@ c0=$(st_of calls)
 ls / > /dev/null
 check sysmon.probe_counts [ "$(st_of calls)" -gt "$c0" ]
 # Without a reference, windows are recorded (the exporter) and none scored.
-cat $sm/windows > /dev/null
+mark
 ref_work 1
 tick
 windows
 check sysmon.exporter_windows sh -c "[ $(grep -c ',ls,' /tmp/win.csv) -ge 1 ]"
+# Per open: one reader does not take the windows from the next.
+check sysmon.exporter_per_open sh -c "[ $(grep -c ',ls,' $sm/windows) -ge 1 ] &&
+	[ $(grep -c ',ls,' $sm/windows) -ge 1 ]"
 check sysmon.exporter_counts awk -F, '$3 == "ls" { s = 0; for (i = 6; i <= NF; i++) s += $i;
 	if (s < $4 || $4 < 16) exit 1; n++ } END { exit !n }' /tmp/win.csv
 check sysmon.unscored_without_ref sh -c "[ $(st_of scored_cpu) = 0 ] && [ $(st_of scored_gpu) = 0 ]"
@@ -142,7 +155,7 @@ echo "# sysmon reference: $(grep -E '^(ref|k|threshold) ' $sm/status | tr '\n' '
 # The CPU side (no laked): the reference's workloads, new benign ones, the anomalies.
 echo 1 > $tr/events/lake_sysmon/enable
 echo > $tr/trace
-cat $sm/windows > /dev/null
+mark
 ref_work 3
 new_work
 sysmon_work mkfiles /tmp/victims 120
@@ -182,7 +195,7 @@ check sysmon.bench sh -c "echo 'bench 1 8 32 128' > $sm/ctl"
 sed 's/^/# sysmon bench: /' $sm/bench
 check sysmon.sides_agree sh -c "! grep -E 'mismatches [1-9]' $sm/bench && grep -c 'mismatches 0' $sm/bench | grep -qx 4"
 echo gpu > $pol/mode
-cat $sm/windows > /dev/null
+mark
 sysmon_work portscan 300 > /dev/null
 sysmon_work forkbomb 200 > /dev/null
 new_work
@@ -196,6 +209,7 @@ check sysmon.gpu_flags_forkbomb flagged sm_forkbomb
 check sysmon.trace_event_gpu grep -qE 'comm=sm_portscan .* side=gpu' $tr/trace
 rv $new_comms
 echo "# sysmon gpu: new benign workloads: $rn windows, $rf flagged"
+check sysmon.gpu_new_benign_bounded sh -c "[ $rn -gt 0 ] && [ $rf -le $((rn / 4)) ]"
 
 # laked stopped with a batch waiting on it, then killed: the batch is
 # scored on the CPU, nothing hangs, and the CPU side goes on.
@@ -218,7 +232,8 @@ check sysmon.cpu_after_kill sh -c "[ $(st_of scored_cpu) -gt $cpu1 ]"
 echo auto > $pol/mode
 check sysmon.periodic_ticks wait_for 5 sh -c "t=\$(grep '^ticks ' $sm/status | cut -d' ' -f2); sleep 0.6;
 	[ \$(grep '^ticks ' $sm/status | cut -d' ' -f2) -gt \$t ]"
-check sysmon.lakectl_policy sh -c "lakectl policy sysmon | grep -q 'gpu'"
+# The policy counted the GPU batches above: "decisions  cpu N, gpu M", M > 0.
+check sysmon.lakectl_policy sh -c "lakectl policy sysmon | grep -qE '^ *decisions +cpu [0-9]+, gpu [1-9]'"
 check sysmon.lakectl_registry sh -c "lakectl registry sysmon | grep -q 'calls'"
 echo "# sysmon status: $(tr '\n' ' ' < $sm/status)"
 echo 0 > $tr/events/lake_sysmon/enable
@@ -228,5 +243,43 @@ check sysmon.policy_gone [ ! -e $pol ]
 check sysmon.registry_gone [ ! -e $dbg/registry/sysmon ]
 check sysmon.shm_back sh -c "[ $(shm_of live_allocs) = $live0 ]"
 check sysmon.no_calls_in_flight sh -c "[ $(stat_of in_flight) = 0 ]"
+
+# A burst, then idle: the window deferred at its first period (the process
+# still runs) is judged on its own at the next, in which it makes no call.
+insmod $M/lake_sysmon.ko period_ms=60000 ref=sysmon/sysmon.skr
+sysmon_work mkfiles /tmp/idle 60
+tick
+sysmon_work ransom /tmp/idle 5000 > /tmp/rsleep.out &
+rs=$!
+wait_for 10 grep -q locked /tmp/rsleep.out
+tick; tick
+windows
+echo "# sysmon idle: sm_rsleep windows flagged: $(rate sm_rsleep)"
+check sysmon.burst_then_idle_flagged flagged sm_rsleep
+check sysmon.deferred_scored sh -c "[ $(st_of deferred_scored) -ge 1 ]"
+kill $rs; wait $rs
+
+# A reused tgid is another process: the ransomware loop exits, a benign
+# ls takes its pid (ns_last_pid) within the same two periods, and is
+# judged on its own calls, not on its predecessor's.
+sysmon_work mkfiles /tmp/reuse 120
+tick
+sysmon_work ransom /tmp/reuse > /dev/null &
+old=$!
+wait $old
+tick
+echo $((old - 1)) > /proc/sys/kernel/ns_last_pid
+ls -laR /lib/lake /cases > /dev/null &
+new=$!
+wait $new
+tick
+windows
+echo "# sysmon reuse: pid $old then $new; ls windows flagged: $(rate ls); sm_ransom: $(rate sm_ransom)"
+check sysmon.tgid_reused [ "$new" = "$old" ]
+rv ls
+check sysmon.reused_tgid_own_window sh -c "[ $rn -ge 1 ] && [ $rf = 0 ]"
+check sysmon.reused_tgid_flagged_apart sh -c "grep -q '^$old sm_ransom ' $sm/flagged &&
+	! grep -q '^$old ls ' $sm/flagged"
+rmmod lake_sysmon
 check sysmon.rmmod_lakelib rmmod lakelib
 check sysmon.rmmod_lakeshm rmmod lakeshm
