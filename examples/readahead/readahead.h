@@ -33,10 +33,11 @@ struct ra_dev {
 	struct lake_bdev_ref ref;
 	struct gendisk *disk;
 	struct backing_dev_info *bdi;
+	bool mq;			/* reads counted per request, not bio */
 	unsigned long saved_ra_pages;	/* put back on release */
 	raw_spinlock_t lock;		/* stream */
 	struct ra_stream stream;
-	atomic_t inflight;
+	atomic_t inflight;		/* reads issued, not completed */
 	u32 ra_prev;			/* ra_pages during the previous window */
 	/* Under work_lock. */
 	u64 window_start;
