@@ -20,3 +20,10 @@ $(BUILD)/gpu/crypto_gpu: tests/gpu/crypto_gpu.c $(LAKED_CORE_SRCS) examples/cryp
 		examples/crypto/xts_kernel.h $(wildcard laked/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $< $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)
+
+# examples/readahead's kernel on the real driver (tests/gpu/run), or the host device (--host).
+$(BUILD)/gpu/readahead_gpu: tests/gpu/readahead_gpu.c examples/readahead/model.c $(LAKED_CORE_SRCS) \
+		$(wildcard laked/*.h examples/readahead/*.h include/lake/*.h include/uapi/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $< examples/readahead/model.c $(LAKED_CORE_SRCS) -o $@ -ldl \
+		-lpthread $(LAKED_HOST_LIBS)
