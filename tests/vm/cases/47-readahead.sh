@@ -101,7 +101,7 @@ hi=$(ra_after seq 700ms)
 check ra.seq_raises [ "$hi" -gt "$def" ]
 check ra.seq_logged sh -c "grep -q ' $def -> [0-9]* KiB class [0-9]* cpu' $ra/log"
 check ra.seq_kernel_log sh -c "dmesg | grep -q 'lake_readahead: $blk: readahead $def -> '"
-lo=$(ra_after random 700ms)
+lo=$(ra_after random 1)
 check ra.random_lowers [ "$lo" -lt "$hi" ]
 echo "# readahead: $def -> $hi -> $lo KiB; $(grep '^dev ' $ra/status)"
 check ra.inflight_idle_bio sh -c "[ $(dev_inflight $blk) = 0 ]"
