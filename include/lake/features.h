@@ -59,7 +59,8 @@ void lake_features_get_stats(struct lake_features *fr, struct lake_reg_stats *st
  * new). Open one per struct file (in .open; release in .release) and call
  * read from .read. Per open: a cursor (the last record's ts_end and seq:
  * ties on ts_end are told apart by seq), a mutex (concurrent reads of one
- * open take turns: each line goes to exactly one of them), records fetched
+ * open take turns: each byte goes to exactly one of them, and a read of a
+ * chunk's size or more gets whole lines), records fetched
  * LAKE_FEATURES_READER_CHUNK at a time (fetch runs with interrupts off).
  * Records overwritten before a reader gets to them are not seen.
  *
