@@ -173,12 +173,12 @@ test-vm-rt: deps
 
 after-deps-test-gpu:
 	@$(MAKE) --no-print-directory $(BUILD)/gpu/gpu_check $(BUILD)/gpu/linnos_curve \
-		$(BUILD)/gpu/crypto_gpu $(BUILD)/gpu/sysmon_knn $(HOST_KERNELS)
+		$(BUILD)/gpu/crypto_gpu $(BUILD)/gpu/sysmon_knn $(BUILD)/gpu/readahead_gpu $(HOST_KERNELS)
 	@$(RUN_ENV) tests/run gpu
 
 after-deps-test:
 	@$(MAKE) --no-print-directory unit-bins fuzz-bins vm-images $(BUILD)/gpu/gpu_check \
-		$(BUILD)/gpu/linnos_curve $(BUILD)/gpu/crypto_gpu $(BUILD)/gpu/sysmon_knn
+		$(BUILD)/gpu/linnos_curve $(BUILD)/gpu/crypto_gpu $(BUILD)/gpu/sysmon_knn $(BUILD)/gpu/readahead_gpu
 	@$(RUN_ENV) tests/run all
 
 # No kernel: the guest cannot boot, and saying so is the only honest result.

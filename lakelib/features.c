@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/uaccess.h>
 #include <lake/features.h>
 #include <lake/shm.h>
 #include "lakelib.h"
@@ -238,6 +239,144 @@ void lake_features_get_stats(struct lake_features *fr, struct lake_reg_stats *st
 	raw_spin_unlock_irqrestore(&fr->lock, flags);
 }
 EXPORT_SYMBOL_GPL(lake_features_get_stats);
+
+/* --- the exporter (features.h) -------------------------------------------- */
+
+#define READER_TEXT	((LAKE_FEATURES_READER_CHUNK + 1) * LAKE_FEATURES_LINE_MAX)
+
+struct lake_features_reader {
+	struct mutex lock;
+	struct lake_features *fr;
+	lake_features_fmt_t fmt;
+	void *arg;
+	u64 since_ns, last_seq;	/* the cursor: the last record given */
+	bool header_done;
+	size_t header_len;
+	size_t len, off;	/* text[off..len) not read yet */
+	void *recs;
+	char header[LAKE_FEATURES_LINE_MAX];
+	char text[READER_TEXT];
+};
+
+struct lake_features_reader *lake_features_reader_open(struct lake_features *fr,
+						       const char *header,
+						       lake_features_fmt_t fmt,
+						       void *arg)
+{
+	struct lake_features_reader *rd;
+
+	if (!fr || !fmt || (header && strlen(header) >= LAKE_FEATURES_LINE_MAX))
+		return ERR_PTR(-EINVAL);
+	rd = kvzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		return ERR_PTR(-ENOMEM);
+	rd->recs = kvmalloc_array(LAKE_FEATURES_READER_CHUNK,
+				  lake_features_record_size(fr), GFP_KERNEL);
+	if (!rd->recs) {
+		kvfree(rd);
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_init(&rd->lock);
+	rd->fr = fr;
+	rd->fmt = fmt;
+	rd->arg = arg;
+	if (header) {
+		rd->header_len = strlen(header);
+		memcpy(rd->header, header, rd->header_len);
+	} else {
+		rd->header_done = true;
+	}
+	return rd;
+}
+EXPORT_SYMBOL_GPL(lake_features_reader_open);
+
+/* The next chunk as text in rd->text; under rd->lock. */
+static int reader_fill(struct lake_features_reader *rd)
+{
+	size_t rs = lake_features_record_size(rd->fr), n = 0, w;
+	int got, i, skipped = 0;
+
+	rd->len = rd->off = 0;
+	if (!rd->header_done) {
+		memcpy(rd->text, rd->header, rd->header_len);
+		n = rd->header_len;
+		rd->header_done = true;
+	}
+	got = lake_features_fetch(rd->fr, rd->since_ns, rd->recs,
+				  LAKE_FEATURES_READER_CHUNK * rs,
+				  LAKE_FEATURES_READER_CHUNK);
+	if (got < 0)
+		return got;
+	for (i = 0; i < got; i++) {
+		const struct lake_reg_record *r = rd->recs + i * rs;
+
+		/* Fetch starts at since_ns itself: the records given already. */
+		if (r->seq <= rd->last_seq) {
+			skipped++;
+			continue;
+		}
+		rd->last_seq = r->seq;
+		rd->since_ns = r->ts_end;
+		/* READER_TEXT leaves a line's room for each record of the chunk. */
+		w = rd->fmt(rd->fr, r, rd->text + n, LAKE_FEATURES_LINE_MAX, rd->arg);
+		if (w >= LAKE_FEATURES_LINE_MAX) {
+			pr_warn_ratelimited("%s: a record's line of %zu bytes skipped (at most %u)\n",
+					    lake_reg_name(rd->fr->core), w,
+					    LAKE_FEATURES_LINE_MAX - 1);
+			/* The lines before it are still given, the next read. */
+			rd->len = n;
+			return -EOVERFLOW;
+		}
+		n += w;
+	}
+	/*
+	 * A whole chunk sharing the cursor's ts_end, every one given already,
+	 * would stall the cursor: step past that nanosecond.
+	 */
+	if (got == LAKE_FEATURES_READER_CHUNK && skipped == got)
+		rd->since_ns++;
+	rd->len = n;
+	return 0;
+}
+
+ssize_t lake_features_reader_read(struct lake_features_reader *rd,
+				  char __user *ubuf, size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+	size_t n;
+
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	if (rd->off >= rd->len) {
+		ret = reader_fill(rd);
+		if (ret)
+			goto out;
+		if (!rd->len)
+			goto out;
+	}
+	n = min(len, rd->len - rd->off);
+	if (copy_to_user(ubuf, rd->text + rd->off, n)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	rd->off += n;
+	*ppos += n;
+	ret = n;
+out:
+	mutex_unlock(&rd->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(lake_features_reader_read);
+
+void lake_features_reader_release(struct lake_features_reader *rd)
+{
+	if (!rd)
+		return;
+	mutex_destroy(&rd->lock);
+	kvfree(rd->recs);
+	kvfree(rd);
+}
+EXPORT_SYMBOL_GPL(lake_features_reader_release);
 
 void lake_features_init(void)
 {

@@ -6,11 +6,13 @@
  *           label N | label none | decide on|off | calibrate
  *   status  the model, counters, then a line per device:
  *           dev NAME MAJ:MIN ra_kib K saved_kib K windows N decisions N
- *           changes N class C pages P inputs I0,..,I7
+ *           changes N class C inflight F pages P inputs I0,..,I7
+ *           (F: reads issued and not completed, now)
  *   log     the last RA_LOG_ENTRIES readahead changes, oldest first
- *   trace   the exporter: the registry's records this open has not read,
- *           as CSV (ts_ns,dev,label,pages,seq,stride,gap_mean,gap_std,
- *           run_len,rate,inflight,ra,recent); an empty read means nothing new
+ *   trace   the exporter (lakelib's lake_features_reader): the registry's
+ *           records this open has not read, each once, as CSV (ts_ns,dev,
+ *           label,pages,seq,stride,gap_mean,gap_std,run_len,rate,inflight,
+ *           ra,recent); an empty read means nothing new
  *
  * A command that fails returns its -errno to the write, with a log line.
  */
@@ -22,8 +24,6 @@
 #include <lake/features.h>
 #include <lake/shm.h>
 #include "readahead.h"
-
-#define TRACE_BATCH	32
 
 static struct dentry *dir;
 
@@ -114,10 +114,10 @@ static int status_show(struct seq_file *m, void *unused)
 		if (!d)
 			continue;
 		seq_printf(m, "dev %s %u:%u ra_kib %lu saved_kib %lu windows %llu decisions %llu "
-			   "changes %llu class %u pages %llu inputs", d->name, MAJOR(d->dev),
+			   "changes %llu class %u inflight %d pages %llu inputs", d->name, MAJOR(d->dev),
 			   MINOR(d->dev), READ_ONCE(d->bdi->ra_pages) * PAGE_SIZE / SZ_1K,
 			   d->saved_ra_pages * PAGE_SIZE / SZ_1K, d->windows, d->decisions,
-			   d->changes, d->last_cls, d->last_pages);
+			   d->changes, d->last_cls, atomic_read(&d->inflight), d->last_pages);
 		for (j = 0; j < RA_INPUTS; j++)
 			seq_printf(m, "%c%u", j ? ',' : ' ', d->last_in[j]);
 		seq_putc(m, '\n');
@@ -145,39 +145,9 @@ static int log_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(log);
 
-/* --- the exporter ------------------------------------------------------------ */
+/* --- the exporter: lakelib's, with this registry's line ------------------- */
 
-struct trace_reader {
-	u64 since_ns, last_seq;
-	bool header_done;
-	size_t len, off;
-	void *recs;
-	char text[TRACE_BATCH * 128 + 128];
-};
-
-static int trace_open(struct inode *inode, struct file *file)
-{
-	struct trace_reader *t = kzalloc(sizeof(*t), GFP_KERNEL);
-
-	if (!t)
-		return -ENOMEM;
-	t->recs = kmalloc_array(TRACE_BATCH, lake_features_record_size(ra.fr), GFP_KERNEL);
-	if (!t->recs) {
-		kfree(t);
-		return -ENOMEM;
-	}
-	file->private_data = t;
-	return nonseekable_open(inode, file);
-}
-
-static int trace_release(struct inode *inode, struct file *file)
-{
-	struct trace_reader *t = file->private_data;
-
-	kfree(t->recs);
-	kfree(t);
-	return 0;
-}
+#define TRACE_HEADER	"ts_ns,dev,label,pages,seq,stride,gap_mean,gap_std,run_len,rate,inflight,ra,recent\n"
 
 static u64 rec_u(const struct lake_reg_record *r, u32 idx, u32 size)
 {
@@ -193,57 +163,46 @@ static u64 rec_u(const struct lake_reg_record *r, u32 idx, u32 size)
 	return v32;
 }
 
-/* The next records as text; 0 when there are none. */
-static size_t trace_fill(struct trace_reader *t)
+/* One record's CSV line; snprintf's return: the length it needs. */
+static size_t trace_line(const struct lake_features *fr, const struct lake_reg_record *r,
+			 char *buf, size_t len, void *arg)
 {
-	size_t rs = lake_features_record_size(ra.fr), n = 0;
-	int got, i, j;
+	const u8 *in = lake_features_record_feature(fr, r, RA_REC_IN, 0);
+	dev_t dev = (dev_t)rec_u(r, RA_REC_DEV, 4);
+	size_t n;
+	u32 j;
+	u16 v;
 
-	if (!t->header_done) {
-		n = scnprintf(t->text, sizeof(t->text), "ts_ns,dev,label,pages,seq,stride,"
-			      "gap_mean,gap_std,run_len,rate,inflight,ra,recent\n");
-		t->header_done = true;
+	n = snprintf(buf, len, "%llu,%u:%u,%llu,%llu", r->ts_end, MAJOR(dev), MINOR(dev),
+		     rec_u(r, RA_REC_LABEL, 2), rec_u(r, RA_REC_PAGES, 4));
+	for (j = 0; j < RA_INPUTS; j++) {
+		memcpy(&v, in + 2 * j, 2);
+		n += snprintf(buf + min(n, len), len - min(n, len), ",%u", v);
 	}
-	got = lake_features_fetch(ra.fr, t->since_ns, t->recs, TRACE_BATCH * rs, TRACE_BATCH);
-	for (i = 0; i < got; i++) {
-		const struct lake_reg_record *r = t->recs + i * rs;
-		const u8 *in = lake_features_record_feature(ra.fr, r, RA_REC_IN, 0);
-		u64 dev;
-		u16 v;
-
-		if (r->seq <= t->last_seq)
-			continue;
-		t->last_seq = r->seq;
-		t->since_ns = r->ts_end;
-		dev = rec_u(r, RA_REC_DEV, 4);
-		n += scnprintf(t->text + n, sizeof(t->text) - n, "%llu,%u:%u,%llu,%llu", r->ts_end,
-			       MAJOR((dev_t)dev), MINOR((dev_t)dev), rec_u(r, RA_REC_LABEL, 2),
-			       rec_u(r, RA_REC_PAGES, 4));
-		for (j = 0; j < RA_INPUTS; j++) {
-			memcpy(&v, in + 2 * j, 2);
-			n += scnprintf(t->text + n, sizeof(t->text) - n, ",%u", v);
-		}
-		n += scnprintf(t->text + n, sizeof(t->text) - n, "\n");
-	}
+	n += snprintf(buf + min(n, len), len - min(n, len), "\n");
 	return n;
+}
+
+static int trace_open(struct inode *inode, struct file *file)
+{
+	struct lake_features_reader *rd;
+
+	rd = lake_features_reader_open(ra.fr, TRACE_HEADER, trace_line, NULL);
+	if (IS_ERR(rd))
+		return PTR_ERR(rd);
+	file->private_data = rd;
+	return nonseekable_open(inode, file);
+}
+
+static int trace_release(struct inode *inode, struct file *file)
+{
+	lake_features_reader_release(file->private_data);
+	return 0;
 }
 
 static ssize_t trace_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	struct trace_reader *t = file->private_data;
-	size_t n;
-
-	if (t->off == t->len) {
-		t->len = trace_fill(t);
-		t->off = 0;
-		if (!t->len)
-			return 0;
-	}
-	n = min(len, t->len - t->off);
-	if (copy_to_user(ubuf, t->text + t->off, n))
-		return -EFAULT;
-	t->off += n;
-	return n;
+	return lake_features_reader_read(file->private_data, ubuf, len, ppos);
 }
 
 static const struct file_operations trace_fops = {

@@ -9,7 +9,8 @@
  * device arrays for RA_MAX_DEVS windows. The weights are copied to device
  * memory once per model (model_gen). Any failure returns -EIO and drops the
  * setup (a laked that died refuses the stale context, which is fine); the
- * caller infers that batch on the CPU.
+ * caller infers that batch on the CPU. So does a class out of the model's
+ * range: laked's reply is checked before it indexes anything.
  */
 #include <linux/random.h>
 #include <lake/fallback.h>
@@ -113,6 +114,7 @@ static int gpu_infer_locked(const struct ra_model *m, u64 gen, const u16 *in, u3
 	struct ra_gpu *g = &ra.gpu;
 	const char *name = "?";
 	CUresult r;
+	u32 i;
 
 	if (!n || n > RA_MAX_DEVS)
 		return -EINVAL;
@@ -136,6 +138,15 @@ static int gpu_infer_locked(const struct ra_model *m, u64 gen, const u16 *in, u3
 		return -EIO;
 	}
 	memcpy(cls, g->cls_shm, n);
+	/* laked is not trusted: a class indexes m->kib[]. */
+	for (i = 0; i < n; i++) {
+		if (cls[i] >= m->classes) {
+			pr_warn_ratelimited("lake_readahead: GPU batch refused: class %u of %u\n",
+					    cls[i], m->classes);
+			g->ready = false;
+			return -EIO;
+		}
+	}
 	return 0;
 }
 

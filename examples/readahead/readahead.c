@@ -15,10 +15,13 @@
  * Features. Probes attached by tracepoint name (no kernel patch):
  * mm_filemap_add_to_page_cache gives each folio added (its mapping's
  * device: i_rdev for a block device's own cache, s_dev for a filesystem's
- * files), block_bio_queue and block_bio_complete count the reads in flight.
- * (The block_rq_* events would miss bio-based devices such as dm and brd,
- * which never allocate a request; every bio submitted is traced at queue
- * and its completion at bio_endio, on 6.1 and 6.12 alike.) A probe only
+ * files); the reads in flight are counted where the disk's completions are
+ * traced: on a bio-based disk (dm, brd: no requests) from block_bio_queue
+ * to block_bio_complete, on a blk-mq disk (nvme, virtio, scsi) from
+ * block_rq_issue to the block_rq_complete of a request's last byte, or its
+ * block_rq_requeue, since a bio that went through a request is never traced
+ * at completion (blk_update_request clears BIO_TRACE_COMPLETION). The
+ * exporter is lakelib's (lake_features_reader_*). A probe only
  * adds to its device's counts under a raw spinlock (model.c's
  * ra_stream_add: runs of consecutive pages, the gaps between them); the
  * window's end turns them into the inputs (model.h: the share of pages in
@@ -60,8 +63,14 @@
  * opened (file_ra_state_init), as with blockdev --setra: a decision reaches
  * files opened after it, not a reader holding its file open. One stream
  * per device: interleaved readers of one device look random. Up to
- * RA_MAX_DEVS devices; a managed device is held open (it cannot be removed
- * until it is released).
+ * RA_MAX_DEVS devices. One entry per disk: a partition and its disk share
+ * one bdi (one readahead), so adding a partition of a managed disk, or the
+ * disk of a managed partition, is refused (-EEXIST); and pages are matched
+ * by device number, so a filesystem on a partition of a managed disk is not
+ * seen (its s_dev is the partition's): manage the partition. A managed
+ * device is held open; hot-unplug still proceeds (del_gendisk does not wait
+ * for openers), the reference keeping the disk and its bdi's memory alive
+ * until "remove" or rmmod, which then write a readahead nobody reads.
  */
 #include <linux/debugfs.h>
 #include <linux/firmware.h>
@@ -69,7 +78,6 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/namei.h>
 #include <linux/pagemap.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -78,6 +86,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <linux/backing-dev-defs.h>
+#include <linux/blk-mq.h>
 #include <lake/compat.h>
 #include <lake/fallback.h>
 #include <lake/features.h>
@@ -190,22 +199,28 @@ static void probe_add(void *data, struct folio *folio)
 	rcu_read_unlock();
 }
 
+/* A read begins: the count, and the window's most in flight. */
+static void inflight_inc(struct ra_dev *d)
+{
+	u32 n = atomic_inc_return(&d->inflight);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	ra_stream_queued(&d->stream, n);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+}
+
+/* Bio-based disks (dm, brd): every bio is traced at queue and at bio_endio. */
 static void probe_bio_queue(void *data, struct bio *bio)
 {
 	struct ra_dev *d;
-	unsigned long flags;
 
 	if (!READ_ONCE(ra.nr_devs) || bio_op(bio) != REQ_OP_READ || !bio->bi_bdev)
 		return;
 	rcu_read_lock();
 	d = find_disk(bio->bi_bdev->bd_disk);
-	if (d) {
-		u32 n = atomic_inc_return(&d->inflight);
-
-		raw_spin_lock_irqsave(&d->lock, flags);
-		ra_stream_queued(&d->stream, n);
-		raw_spin_unlock_irqrestore(&d->lock, flags);
-	}
+	if (d && !d->mq)
+		inflight_inc(d);
 	rcu_read_unlock();
 }
 
@@ -218,7 +233,57 @@ static void probe_bio_complete(void *data, struct request_queue *q, struct bio *
 	rcu_read_lock();
 	d = find_disk(bio->bi_bdev->bd_disk);
 	/* A read queued before the device was added completes uncounted. */
-	if (d)
+	if (d && !d->mq)
+		atomic_dec_if_positive(&d->inflight);
+	rcu_read_unlock();
+}
+
+/*
+ * blk-mq disks: a bio merged into a request loses its completion event
+ * (blk_update_request clears BIO_TRACE_COMPLETION), so reads are counted
+ * as requests, from issue to the completion of their last byte or their
+ * requeue (a requeued request is issued again).
+ */
+static struct ra_dev *rq_dev(struct request *rq)
+{
+	if (!READ_ONCE(ra.nr_devs) || req_op(rq) != REQ_OP_READ || !rq->q->disk)
+		return NULL;
+	return find_disk(rq->q->disk);
+}
+
+static void probe_rq_issue(void *data, struct request *rq)
+{
+	struct ra_dev *d;
+
+	rcu_read_lock();
+	d = rq_dev(rq);
+	if (d && d->mq)
+		inflight_inc(d);
+	rcu_read_unlock();
+}
+
+static void probe_rq_requeue(void *data, struct request *rq)
+{
+	struct ra_dev *d;
+
+	rcu_read_lock();
+	d = rq_dev(rq);
+	if (d && d->mq)
+		atomic_dec_if_positive(&d->inflight);
+	rcu_read_unlock();
+}
+
+static void probe_rq_complete(void *data, struct request *rq, blk_status_t error,
+			      unsigned int nr_bytes)
+{
+	struct ra_dev *d;
+
+	/* A partial completion leaves the rest of the request in flight. */
+	if (nr_bytes < blk_rq_bytes(rq))
+		return;
+	rcu_read_lock();
+	d = rq_dev(rq);
+	if (d && d->mq)
 		atomic_dec_if_positive(&d->inflight);
 	rcu_read_unlock();
 }
@@ -231,6 +296,9 @@ static struct ra_probe {
 	{ "mm_filemap_add_to_page_cache", probe_add },
 	{ "block_bio_queue", probe_bio_queue },
 	{ "block_bio_complete", probe_bio_complete },
+	{ "block_rq_issue", probe_rq_issue },
+	{ "block_rq_requeue", probe_rq_requeue },
+	{ "block_rq_complete", probe_rq_complete },
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
@@ -302,11 +370,10 @@ int ra_load_model(const char *name)
 			pr_err("lake_readahead: %s refused: %s; model unchanged\n", name, why);
 			return ret;
 		}
-		strscpy(ra.model_name, name, sizeof(ra.model_name));
-	} else {
-		ra.model_name[0] = '\0';
 	}
 	mutex_lock(&ra.work_lock);
+	/* status_show reads the name under work_lock, with the model. */
+	strscpy(ra.model_name, m ? name : "", sizeof(ra.model_name));
 	old = ra.model;
 	ra.model = m;
 	ra.model_gen++;
@@ -457,9 +524,14 @@ static void window_work(struct work_struct *work)
 
 /* --- devices --------------------------------------------------------------- */
 
-/* Under ctl_lock. */
+/*
+ * Under ctl_lock (the device list changes under it only). One entry per
+ * disk: a partition shares its disk's bdi, so two entries would set one
+ * readahead and each put back what it saw.
+ */
 int ra_add_dev(const char *path)
 {
+	struct gendisk *disk;
 	struct ra_dev *d;
 	dev_t dev;
 	int ret, slot = -1;
@@ -470,21 +542,6 @@ int ra_add_dev(const char *path)
 		pr_err("lake_readahead: %s: not a block device: %d\n", path, ret);
 		return ret;
 	}
-	for (i = 0; i < RA_MAX_DEVS; i++) {
-		struct ra_dev *o = rcu_dereference_protected(ra.devs[i],
-							     lockdep_is_held(&ra.ctl_lock));
-
-		if (o && o->dev == dev) {
-			pr_err("lake_readahead: %s: already managed\n", path);
-			return -EEXIST;
-		}
-		if (!o && slot < 0)
-			slot = i;
-	}
-	if (slot < 0) {
-		pr_err("lake_readahead: %s: already %u devices\n", path, RA_MAX_DEVS);
-		return -ENOSPC;
-	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
@@ -494,22 +551,50 @@ int ra_add_dev(const char *path)
 		kfree(d);
 		return ret;
 	}
+	disk = lake_bdev(&d->ref)->bd_disk;
+	for (i = 0; i < RA_MAX_DEVS; i++) {
+		struct ra_dev *o = rcu_dereference_protected(ra.devs[i],
+							     lockdep_is_held(&ra.ctl_lock));
+
+		if (o && o->disk == disk) {
+			if (o->dev == dev)
+				pr_err("lake_readahead: %s: already managed\n", path);
+			else
+				pr_err("lake_readahead: %s: its disk %s is already managed as %u:%u\n",
+				       path, disk->disk_name, MAJOR(o->dev), MINOR(o->dev));
+			ret = -EEXIST;
+			goto err;
+		}
+		if (!o && slot < 0)
+			slot = i;
+	}
+	if (slot < 0) {
+		pr_err("lake_readahead: %s: already %u devices\n", path, RA_MAX_DEVS);
+		ret = -ENOSPC;
+		goto err;
+	}
 	d->dev = dev;
-	d->disk = lake_bdev(&d->ref)->bd_disk;
-	d->bdi = d->disk->bdi;
+	d->disk = disk;
+	d->mq = queue_is_mq(disk->queue);
+	d->bdi = disk->bdi;
 	d->saved_ra_pages = READ_ONCE(d->bdi->ra_pages);
 	d->ra_hist[0] = d->saved_ra_pages;
 	d->ra_recent = d->saved_ra_pages;
 	raw_spin_lock_init(&d->lock);
 	d->window_start = ktime_get_ns();
-	strscpy(d->name, d->disk->disk_name, sizeof(d->name));
+	strscpy(d->name, disk->disk_name, sizeof(d->name));
 	mutex_lock(&ra.work_lock);
 	rcu_assign_pointer(ra.devs[slot], d);
 	WRITE_ONCE(ra.nr_devs, ra.nr_devs + 1);
 	mutex_unlock(&ra.work_lock);
-	pr_info("lake_readahead: %s (%u:%u): managed, readahead %lu KiB\n", d->name,
-		MAJOR(dev), MINOR(dev), d->saved_ra_pages * PAGE_SIZE / SZ_1K);
+	pr_info("lake_readahead: %s (%u:%u): managed, readahead %lu KiB, reads counted per %s\n",
+		d->name, MAJOR(dev), MINOR(dev), d->saved_ra_pages * PAGE_SIZE / SZ_1K,
+		d->mq ? "request" : "bio");
 	return 0;
+err:
+	lake_bdev_close(&d->ref);
+	kfree(d);
+	return ret;
 }
 
 static void release_dev(struct ra_dev *d)

@@ -44,5 +44,8 @@ LAKE_KERNEL(readahead_infer, RA_KERNEL_PARAMS)
 			c = k;
 		}
 	}
+#ifdef RA_FORGE_CLASS
+	c = RA_FORGE_CLASS;	/* tests only: a hostile laked's reply */
+#endif
 	cls[v] = (unsigned char)c;
 }

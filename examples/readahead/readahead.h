@@ -33,10 +33,11 @@ struct ra_dev {
 	struct lake_bdev_ref ref;
 	struct gendisk *disk;
 	struct backing_dev_info *bdi;
+	bool mq;			/* reads counted per request, not bio */
 	unsigned long saved_ra_pages;	/* put back on release */
 	raw_spinlock_t lock;		/* stream */
 	struct ra_stream stream;
-	atomic_t inflight;
+	atomic_t inflight;		/* reads issued, not completed */
 	/* Under lock: ra_pages at the end of each of the last windows, their max. */
 	u32 ra_hist[RA_HISTORY], ra_hist_next, ra_recent;
 	/* Under work_lock. */

@@ -82,7 +82,23 @@ static inline void lake_bdev_close(struct lake_bdev_ref *ref)
 {
 	fput(ref->file);
 }
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+/*
+ * 6.5 to 6.8 open by blk_mode_t with holder ops (6.5), then return a
+ * bdev_handle (6.7): neither is built or tested here (Debian ships 6.1 and
+ * 6.12), so a module that opens a block device refuses to build there
+ * rather than guess; the others build.
+ */
+struct lake_bdev_ref {
+	struct block_device *bdev;
+};
+#define LAKE_BDEV_UNSUPPORTED "lake_bdev_*: kernels 6.5 to 6.8 are not supported (6.1..6.4, 6.9 on are)"
+int lake_bdev_open(dev_t dev, struct lake_bdev_ref *ref) __compiletime_error(LAKE_BDEV_UNSUPPORTED);
+struct block_device *lake_bdev(const struct lake_bdev_ref *ref)
+	__compiletime_error(LAKE_BDEV_UNSUPPORTED);
+void lake_bdev_close(struct lake_bdev_ref *ref) __compiletime_error(LAKE_BDEV_UNSUPPORTED);
 #else
+/* 6.1 up to 6.4: blkdev_get_by_dev with an fmode_t, put with the same mode. */
 struct lake_bdev_ref {
 	struct block_device *bdev;
 };

@@ -52,4 +52,42 @@ int lake_features_fetch(struct lake_features *fr, u64 since_ns, void *buf,
 u32 lake_features_truncate(struct lake_features *fr, u64 before_ns);
 void lake_features_get_stats(struct lake_features *fr, struct lake_reg_stats *st);
 
+/*
+ * The exporter: a file's read() giving each open the registry's records as
+ * text, once each, oldest first: a header line, then one line per record
+ * committed after the previous read's last one (an empty read: nothing
+ * new). Open one per struct file (in .open; release in .release) and call
+ * read from .read. Per open: a cursor (the last record's ts_end and seq:
+ * ties on ts_end are told apart by seq), a mutex (concurrent reads of one
+ * open take turns: each byte goes to exactly one of them, and a read of a
+ * chunk's size or more gets whole lines), records fetched
+ * LAKE_FEATURES_READER_CHUNK at a time (fetch runs with interrupts off).
+ * Records overwritten before a reader gets to them are not seen.
+ *
+ * fmt writes @r's line, newline included, into buf (len bytes:
+ * LAKE_FEATURES_LINE_MAX) and returns what snprintf() would: the whole
+ * line's length. A line of len bytes or more is never cut: the read that
+ * meets it fails with -EOVERFLOW (logged) and the record is skipped.
+ * header (may be NULL) is copied, newline included, and given to each open
+ * once; at most LAKE_FEATURES_LINE_MAX - 1 bytes.
+ */
+#define LAKE_FEATURES_READER_CHUNK	32
+#define LAKE_FEATURES_LINE_MAX		512
+
+struct lake_features_reader;
+typedef size_t (*lake_features_fmt_t)(const struct lake_features *fr,
+				      const struct lake_reg_record *r,
+				      char *buf, size_t len, void *arg);
+
+/* ERR_PTR(-EINVAL) for a header too long or no fmt, (-ENOMEM). Sleeps. */
+struct lake_features_reader *lake_features_reader_open(struct lake_features *fr,
+						       const char *header,
+						       lake_features_fmt_t fmt,
+						       void *arg);
+/* A file's .read: the next bytes; 0 when nothing is new. Sleeps. */
+ssize_t lake_features_reader_read(struct lake_features_reader *rd,
+				  char __user *ubuf, size_t len, loff_t *ppos);
+/* NULL is ignored. */
+void lake_features_reader_release(struct lake_features_reader *rd);
+
 #endif /* LAKE_FEATURES_H */

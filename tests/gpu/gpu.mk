@@ -26,3 +26,9 @@ $(BUILD)/gpu/sysmon_knn: tests/gpu/sysmon_knn.c examples/sysmon/ref.c $(LAKED_CO
 		$(wildcard laked/*.h examples/sysmon/*.h include/lake/*.h include/uapi/lake/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $< examples/sysmon/ref.c $(LAKED_CORE_SRCS) -o $@ -ldl -lpthread $(LAKED_HOST_LIBS)
+# examples/readahead's kernel on the real driver (tests/gpu/run), or the host device (--host).
+$(BUILD)/gpu/readahead_gpu: tests/gpu/readahead_gpu.c examples/readahead/model.c $(LAKED_CORE_SRCS) \
+		$(wildcard laked/*.h examples/readahead/*.h include/lake/*.h include/uapi/lake/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -O2 $< examples/readahead/model.c $(LAKED_CORE_SRCS) -o $@ -ldl \
+		-lpthread $(LAKED_HOST_LIBS)
