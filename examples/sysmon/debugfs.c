@@ -154,31 +154,21 @@ static const struct file_operations ctl_fops = {
 };
 
 /*
- * The exporter: each open of lake/sysmon/windows reads, as CSV, the
- * windows the registry holds (its ring keeps the newest REG_CAPACITY),
- * oldest first, then those recorded while it reads; an empty read means
- * nothing new (train.py's input):
+ * The exporter (lakelib's lake_features_reader): each open of
+ * lake/sysmon/windows reads, as CSV, the windows the registry holds (its
+ * ring keeps the newest REG_CAPACITY), oldest first, then those recorded
+ * while it reads, each once; an empty read means nothing new (train.py's
+ * input):
  *	ts_ns,tgid,comm,calls,score,c0..c63
  * c0..c47 the classes' counts, c48..c63 the bigram buckets', over the
  * window (two periods); score 0 without a reference. Each open has its
  * own cursor, so readers do not take windows from one another.
  */
-#define EXPORT_CHUNK	32	/* records per fetch, copied with IRQs off */
-/* The longest line: ts, tgid, calls, score and 64 counts as u64/u32 digits. */
-#define EXPORT_LINE	(20 + 3 * 11 + 1 + TASK_COMM_LEN + 11 * SYSMON_DIMS + 2)
-#define EXPORT_HEAD	(32 + 5 * SYSMON_DIMS)
+static char export_header[16 + 5 * SYSMON_DIMS];
 
-struct export_reader {
-	struct mutex lock;			/* readers sharing the open file */
-	u64 since_ns, last_seq;
-	bool header_done;
-	size_t len, off;
-	void *recs;				/* EXPORT_CHUNK records */
-	char text[EXPORT_HEAD + EXPORT_CHUNK * EXPORT_LINE];
-};
-
-/* One record as a CSV line; returns its length. */
-static size_t export_line(char *p, size_t cap, const struct lake_reg_record *rec)
+/* One record's CSV line; snprintf's return: the length it needs. */
+static size_t export_line(const struct lake_features *fr, const struct lake_reg_record *rec,
+			  char *p, size_t cap, void *arg)
 {
 	char comm[TASK_COMM_LEN + 1] = "";
 	const u32 *c;
@@ -186,94 +176,39 @@ static size_t export_line(char *p, size_t cap, const struct lake_reg_record *rec
 	size_t len;
 	int j;
 
-	memcpy(&tgid, lake_features_record_feature(sm_reg, rec, F_TGID, 0), sizeof(tgid));
-	memcpy(comm, lake_features_record_feature(sm_reg, rec, F_COMM, 0), TASK_COMM_LEN);
-	memcpy(&sc, lake_features_record_feature(sm_reg, rec, F_SCORE, 0), sizeof(sc));
-	c = (const u32 *)lake_features_record_feature(sm_reg, rec, F_CALLS, 0);
+	memcpy(&tgid, lake_features_record_feature(fr, rec, F_TGID, 0), sizeof(tgid));
+	memcpy(comm, lake_features_record_feature(fr, rec, F_COMM, 0), TASK_COMM_LEN);
+	memcpy(&sc, lake_features_record_feature(fr, rec, F_SCORE, 0), sizeof(sc));
+	c = (const u32 *)lake_features_record_feature(fr, rec, F_CALLS, 0);
 	for (j = 0; comm[j]; j++)
 		if (comm[j] == ',' || comm[j] < ' ' || comm[j] > '~')
 			comm[j] = '_';
-	len = scnprintf(p, cap, "%llu,%u,%s,%u,%u", rec->ts_end, tgid, comm, sm_win_calls(c), sc);
+	len = snprintf(p, cap, "%llu,%u,%s,%u,%u", rec->ts_end, tgid, comm, sm_win_calls(c), sc);
 	for (j = 0; j < SYSMON_DIMS; j++)
-		len += scnprintf(p + len, cap - len, ",%u", c[j]);
-	len += scnprintf(p + len, cap - len, "\n");
+		len += snprintf(p + min(len, cap), cap - min(len, cap), ",%u", c[j]);
+	len += snprintf(p + min(len, cap), cap - min(len, cap), "\n");
 	return len;
-}
-
-/*
- * The next chunk as text; 0 when nothing is new. Records come by ts_end
- * (>= the last one read); those read already (seq) are skipped.
- */
-static size_t export_fill(struct export_reader *t)
-{
-	size_t rs = lake_features_record_size(sm_reg), n = 0;
-	int got, i, j;
-
-	if (!t->header_done) {
-		n = scnprintf(t->text, sizeof(t->text), "ts_ns,tgid,comm,calls,score");
-		for (j = 0; j < SYSMON_DIMS; j++)
-			n += scnprintf(t->text + n, sizeof(t->text) - n, ",c%d", j);
-		n += scnprintf(t->text + n, sizeof(t->text) - n, "\n");
-		t->header_done = true;
-	}
-	got = lake_features_fetch(sm_reg, t->since_ns, t->recs, EXPORT_CHUNK * rs, EXPORT_CHUNK);
-	for (i = 0; i < got; i++) {
-		const struct lake_reg_record *rec = t->recs + i * rs;
-
-		if (rec->seq <= t->last_seq)
-			continue;
-		t->last_seq = rec->seq;
-		t->since_ns = rec->ts_end;
-		n += export_line(t->text + n, sizeof(t->text) - n, rec);
-	}
-	return n;
 }
 
 static int windows_open(struct inode *inode, struct file *f)
 {
-	struct export_reader *t = kvzalloc(sizeof(*t), GFP_KERNEL);
+	struct lake_features_reader *rd;
 
-	if (!t)
-		return -ENOMEM;
-	t->recs = kvmalloc_array(EXPORT_CHUNK, lake_features_record_size(sm_reg), GFP_KERNEL);
-	if (!t->recs) {
-		kvfree(t);
-		return -ENOMEM;
-	}
-	mutex_init(&t->lock);
-	f->private_data = t;
+	rd = lake_features_reader_open(sm_reg, export_header, export_line, NULL);
+	if (IS_ERR(rd))
+		return PTR_ERR(rd);
+	f->private_data = rd;
 	return nonseekable_open(inode, f);
 }
 
 static ssize_t windows_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	struct export_reader *t = f->private_data;
-	ssize_t n = 0;
-
-	if (mutex_lock_killable(&t->lock))
-		return -EINTR;
-	if (t->off == t->len) {
-		t->len = export_fill(t);
-		t->off = 0;
-	}
-	if (t->len) {
-		n = min(len, t->len - t->off);
-		if (copy_to_user(ubuf, t->text + t->off, n))
-			n = -EFAULT;
-		else
-			t->off += n;
-	}
-	mutex_unlock(&t->lock);
-	return n;
+	return lake_features_reader_read(f->private_data, ubuf, len, ppos);
 }
 
 static int windows_release(struct inode *inode, struct file *f)
 {
-	struct export_reader *t = f->private_data;
-
-	mutex_destroy(&t->lock);
-	kvfree(t->recs);
-	kvfree(t);
+	lake_features_reader_release(f->private_data);
 	return 0;
 }
 
@@ -286,6 +221,13 @@ static const struct file_operations windows_fops = {
 
 void sm_debugfs_init(void)
 {
+	size_t n;
+	int j;
+
+	n = scnprintf(export_header, sizeof(export_header), "ts_ns,tgid,comm,calls,score");
+	for (j = 0; j < SYSMON_DIMS; j++)
+		n += scnprintf(export_header + n, sizeof(export_header) - n, ",c%d", j);
+	scnprintf(export_header + n, sizeof(export_header) - n, "\n");
 	dir = debugfs_create_dir("sysmon", lake_debugfs_dir());
 	debugfs_create_file("status", 0400, dir, NULL, &status_fops);
 	debugfs_create_file("flagged", 0400, dir, NULL, &flagged_fops);

@@ -72,7 +72,7 @@ void lake_features_get_stats(struct lake_features *fr, struct lake_reg_stats *st
  * once; at most LAKE_FEATURES_LINE_MAX - 1 bytes.
  */
 #define LAKE_FEATURES_READER_CHUNK	32
-#define LAKE_FEATURES_LINE_MAX		512
+#define LAKE_FEATURES_LINE_MAX		1024	/* sysmon's lines, 64 counts: up to 776 */
 
 struct lake_features_reader;
 typedef size_t (*lake_features_fmt_t)(const struct lake_features *fr,
