@@ -24,6 +24,7 @@
  * [in][out] (an input's weights contiguous, for the broadcast-and-add form
  * of every CPU path); the export gives the GPU the file's [out][in].
  */
+#include <lake/filefmt.h>
 #include "infer.h"
 #include "fpu.h"
 
@@ -34,32 +35,6 @@
 #define S32_MIN_		(-0x7fffffffLL - 1)
 
 static const u8 magic[4] = { 'L', 'N', 'O', 'S' };
-
-static u32 get_le16(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8;
-}
-
-static u32 get_le32(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u32 crc32_update(u32 crc, const u8 *p, size_t len)
-{
-	u32 table[256];
-	u32 i, k, c;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		table[i] = c;
-	}
-	while (len--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
 
 static u32 layer_in(u32 l)
 {
@@ -146,30 +121,30 @@ static const char *check_header(const u8 *p, size_t len, enum linnos_variant *va
 		return "truncated header";
 	if (memcmp(p, magic, sizeof(magic)))
 		return "bad magic, not a LinnOS weight file";
-	if (get_le16(p + 4) != FORMAT_VERSION)
+	if (lake_get_le16(p + 4) != FORMAT_VERSION)
 		return "unsupported format version";
-	v = get_le16(p + 6);
+	v = lake_get_le16(p + 6);
 	if (v > LINNOS_NN2)
 		return "unknown variant";
-	nl = get_le32(p + 8);
+	nl = lake_get_le32(p + 8);
 	if (nl != linnos_layers(v))
 		return "layer count does not match the variant";
-	if (get_le32(p + 12) != LINNOS_SCALE)
+	if (lake_get_le32(p + 12) != LINNOS_SCALE)
 		return "unsupported scale (want 1000)";
-	if (get_le32(p + 16) == 0)
+	if (lake_get_le32(p + 16) == 0)
 		return "no slow threshold";
 	for (l = 0; l < 6; l++) {
 		u32 want = l == 0 ? LINNOS_INPUTS : l < nl ? LINNOS_HIDDEN :
 			   l == nl ? LINNOS_OUTPUTS : 0;
 
-		if (get_le32(p + 20 + 4 * l) != want)
+		if (lake_get_le32(p + 20 + 4 * l) != want)
 			return "layer sizes do not match the variant";
 	}
 	for (l = 0; l < nl; l++)
 		payload += 4 * ((size_t)layer_out(v, l) * layer_in(l) + layer_out(v, l));
-	if (get_le32(p + 44) != payload)
+	if (lake_get_le32(p + 44) != payload)
 		return "payload size does not match the layer sizes";
-	if (get_le32(p + 48) || get_le32(p + 52) || get_le32(p + 56))
+	if (lake_get_le32(p + 48) || lake_get_le32(p + 52) || lake_get_le32(p + 56))
 		return "reserved header fields not zero";
 	if (len - HDR_BYTES < payload)
 		return "truncated payload";
@@ -192,9 +167,9 @@ int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 	*why = check_header(p, len, &v);
 	if (*why)
 		return -EINVAL;
-	crc = crc32_update(~0u, p, HDR_CRC);
-	crc = ~crc32_update(crc, p + HDR_BYTES, len - HDR_BYTES);
-	if (crc != get_le32(p + HDR_CRC)) {
+	crc = lake_crc32(~0u, p, HDR_CRC);
+	crc = ~lake_crc32(crc, p + HDR_BYTES, len - HDR_BYTES);
+	if (crc != lake_get_le32(p + HDR_CRC)) {
 		*why = "bad checksum";
 		return -EINVAL;
 	}
@@ -210,7 +185,7 @@ int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 	lake_port_ref_init(&m->ref);
 	m->variant = v;
 	m->nlayers = linnos_layers(v);
-	m->threshold_us = get_le32(p + 16);
+	m->threshold_us = lake_get_le32(p + 16);
 
 	p += HDR_BYTES;
 	for (l = 0; l < m->nlayers; l++) {
@@ -226,9 +201,9 @@ int linnos_model_parse(const void *buf, size_t len, struct linnos_model **out,
 		ly->b = b;
 		for (j = 0; j < ly->out; j++)
 			for (i = 0; i < ly->in; i++, p += 4)
-				w[(size_t)i * ly->out + j] = (s32)get_le32(p);
+				w[(size_t)i * ly->out + j] = (s32)lake_get_le32(p);
 		for (j = 0; j < ly->out; j++, p += 4)
-			b[j] = (s32)get_le32(p);
+			b[j] = (s32)lake_get_le32(p);
 		for (i = 0; i < ly->in * ly->out; i++)
 			if (w[i] > LINNOS_PARAM_MAX || w[i] < -LINNOS_PARAM_MAX)
 				goto range;

@@ -161,19 +161,21 @@ int ra_gpu_infer(const struct ra_model *m, const u16 *in, u32 n, u8 *cls)
 	return ret;
 }
 
-/* lake_fallback_calibrate()'s made-up batches: random inputs in range. */
+/*
+ * lake_fallback_calibrate()'s made-up batches: random inputs in range,
+ * drawn once per calibration (under work_lock), so that the timed calls
+ * are inference alone.
+ */
+static u16 calib_in[RA_MAX_DEVS * RA_INPUTS];
+
 static int calib_run(void *arg, enum lake_target side, u32 n)
 {
 	const struct ra_model *m = arg;
-	u16 in[RA_MAX_DEVS * RA_INPUTS];
 	u8 cls[RA_MAX_DEVS];
-	u32 i;
 
-	for (i = 0; i < n * RA_INPUTS; i++)
-		in[i] = get_random_u32_below(RA_ONE + 1);
 	if (side == LAKE_TARGET_GPU)
-		return ra_gpu_infer(m, in, n, cls);
-	ra_infer_batch(m, in, n, cls);
+		return ra_gpu_infer(m, calib_in, n, cls);
+	ra_infer_batch(m, calib_in, n, cls);
 	return 0;
 }
 
@@ -181,10 +183,13 @@ static int calib_run(void *arg, enum lake_target side, u32 n)
 int ra_calibrate(void)
 {
 	int ret = -ENOENT;
+	u32 i;
 
 	mutex_lock(&ra.work_lock);
 	if (ra.model) {
 		lake_fallback_set_crossover(ra.fb, 0);
+		for (i = 0; i < ARRAY_SIZE(calib_in); i++)
+			calib_in[i] = get_random_u32_below(RA_ONE + 1);
 		ret = lake_fallback_calibrate(ra.fb, CALIB_ROUNDS, calib_run, ra.model);
 		if (ret)
 			lake_fallback_set_crossover(ra.fb, RA_MAX_DEVS);

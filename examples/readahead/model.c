@@ -29,6 +29,7 @@
  * |W|, |b| <= 2^20 give |h_j| <= 10 * 2^20 < 2^24, and the 64 terms of a
  * z at most 2^50, so every order of summation gives the same integers.
  */
+#include <lake/filefmt.h>
 #include "model.h"
 
 #define HDR_BYTES	64
@@ -36,28 +37,6 @@
 #define FORMAT_VERSION	1
 
 static const u8 magic[4] = { 'L', 'K', 'R', 'A' };
-
-static u32 get_le16(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8;
-}
-
-static u32 get_le32(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u32 crc32_update(u32 crc, const u8 *p, size_t len)
-{
-	u32 k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
-	}
-	return crc;
-}
 
 u32 ra_log16(u64 v)
 {
@@ -193,13 +172,13 @@ int ra_model_parse(const void *buf, size_t len, struct ra_model **out, const cha
 	if (memcmp(p, magic, 4))
 		return -EINVAL;
 	*why = "unsupported version";
-	if (get_le16(p + 4) != FORMAT_VERSION)
+	if (lake_get_le16(p + 4) != FORMAT_VERSION)
 		return -EINVAL;
 	*why = "input count is not the module's";
-	if (get_le16(p + 6) != RA_INPUTS)
+	if (lake_get_le16(p + 6) != RA_INPUTS)
 		return -EINVAL;
-	hidden = get_le16(p + 8);
-	classes = get_le16(p + 10);
+	hidden = lake_get_le16(p + 8);
+	classes = lake_get_le16(p + 10);
 	*why = "hidden units out of range";
 	if (hidden < 1 || hidden > RA_MAX_HIDDEN)
 		return -EINVAL;
@@ -207,36 +186,36 @@ int ra_model_parse(const void *buf, size_t len, struct ra_model **out, const cha
 	if (classes < 2 || classes > RA_MAX_CLASSES)
 		return -EINVAL;
 	*why = "scale is not 1000";
-	if (get_le32(p + 12) != RA_ONE)
+	if (lake_get_le32(p + 12) != RA_ONE)
 		return -EINVAL;
 	*why = "class readahead sizes not increasing multiples of 4 KiB in range";
 	for (i = 0; i < RA_MAX_CLASSES; i++) {
-		u32 kib = get_le32(p + 16 + 4 * i);
+		u32 kib = lake_get_le32(p + 16 + 4 * i);
 
 		if (i >= classes ? kib != 0 :
 		    kib < RA_KIB_MIN || kib > RA_KIB_MAX || kib % 4 ||
-		    (i && kib <= get_le32(p + 12 + 4 * i)))
+		    (i && kib <= lake_get_le32(p + 12 + 4 * i)))
 			return -EINVAL;
 	}
 	nr = hidden * (RA_INPUTS + 1) + classes * (hidden + 1);
-	payload = get_le32(p + 48);
+	payload = lake_get_le32(p + 48);
 	*why = "payload size does not match the layer sizes";
 	if (payload != 4 * nr)
 		return -EINVAL;
 	*why = "reserved bytes not zero";
-	if (get_le32(p + 52) || get_le32(p + 56))
+	if (lake_get_le32(p + 52) || lake_get_le32(p + 56))
 		return -EINVAL;
 	*why = "length is not header + payload";
 	if (len != HDR_BYTES + (size_t)payload)
 		return -EINVAL;
-	crc = crc32_update(0xffffffffu, p, HDR_CRC);
-	crc = crc32_update(crc, p + HDR_BYTES, payload) ^ 0xffffffffu;
+	crc = lake_crc32(0xffffffffu, p, HDR_CRC);
+	crc = lake_crc32(crc, p + HDR_BYTES, payload) ^ 0xffffffffu;
 	*why = "bad checksum";
-	if (crc != get_le32(p + HDR_CRC))
+	if (crc != lake_get_le32(p + HDR_CRC))
 		return -EINVAL;
 	*why = "weight or bias out of range";
 	for (i = 0; i < nr; i++) {
-		s32 v = (s32)get_le32(p + HDR_BYTES + 4 * i);
+		s32 v = (s32)lake_get_le32(p + HDR_BYTES + 4 * i);
 
 		if (v > RA_PARAM_MAX || v < -RA_PARAM_MAX)
 			return -EINVAL;
@@ -254,9 +233,9 @@ int ra_model_parse(const void *buf, size_t len, struct ra_model **out, const cha
 	m->classes = classes;
 	m->nr_params = nr;
 	for (i = 0; i < RA_MAX_CLASSES; i++)
-		m->kib[i] = get_le32(p + 16 + 4 * i);
+		m->kib[i] = lake_get_le32(p + 16 + 4 * i);
 	for (i = 0; i < nr; i++)
-		m->params[i] = (s32)get_le32(p + HDR_BYTES + 4 * i);
+		m->params[i] = (s32)lake_get_le32(p + HDR_BYTES + 4 * i);
 	*why = NULL;
 	*out = m;
 	return 0;

@@ -40,6 +40,7 @@
  * A file is taken whole or refused: the length must be exactly header +
  * payload (checked before the count is trusted for anything).
  */
+#include <lake/filefmt.h>
 #include "ref.h"
 
 #define HDR_CRC		28
@@ -125,16 +126,6 @@ void sysmon_features(const u32 counts[SYSMON_DIMS], u16 feat[SYSMON_DIMS])
 	group_features(counts + SYSMON_UNI, feat + SYSMON_UNI, SYSMON_BI);
 }
 
-static u32 get_le16(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8;
-}
-
-static u32 get_le32(const u8 *p)
-{
-	return p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
 static void put_le16(u8 *p, u32 v)
 {
 	p[0] = v;
@@ -147,23 +138,11 @@ static void put_le32(u8 *p, u32 v)
 	put_le16(p + 2, v >> 16);
 }
 
-static u32 crc32_update(u32 crc, const u8 *p, size_t len)
-{
-	u32 k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
-	}
-	return crc;
-}
-
 static u32 file_crc(const u8 *p, size_t len)
 {
-	u32 crc = crc32_update(~0u, p, HDR_CRC);
+	u32 crc = lake_crc32(~0u, p, HDR_CRC);
 
-	return ~crc32_update(crc, p + SYSMON_REF_HDR, len - SYSMON_REF_HDR);
+	return ~lake_crc32(crc, p + SYSMON_REF_HDR, len - SYSMON_REF_HDR);
 }
 
 static const char *check_header(const u8 *p, size_t len, u32 *count)
@@ -174,27 +153,27 @@ static const char *check_header(const u8 *p, size_t len, u32 *count)
 		return "truncated header";
 	if (memcmp(p, magic, sizeof(magic)))
 		return "bad magic (not a sysmon reference)";
-	if (get_le16(p + 4) != SYSMON_REF_VERSION)
+	if (lake_get_le16(p + 4) != SYSMON_REF_VERSION)
 		return "unsupported version";
-	if (get_le16(p + 6) != SYSMON_DIMS)
+	if (lake_get_le16(p + 6) != SYSMON_DIMS)
 		return "dims mismatch (this module scores 64 features)";
-	*count = get_le32(p + 8);
+	*count = lake_get_le32(p + 8);
 	if (*count == 0 || *count > SYSMON_REF_MAX)
 		return "count out of range (1..8192)";
 	if (len != SYSMON_REF_HDR + (size_t)*count * SYSMON_DIMS * 2)
 		return len < SYSMON_REF_HDR + (size_t)*count * SYSMON_DIMS * 2 ?
 			"truncated payload" : "trailing bytes";
-	k = get_le32(p + 12);
+	k = lake_get_le32(p + 12);
 	if (k == 0 || k > SYSMON_K_MAX || k >= *count)
 		return "k out of range (1..16, below count)";
-	thr = get_le32(p + 16);
+	thr = lake_get_le32(p + 16);
 	if (thr == 0 || thr > SYSMON_SCORE_MAX)
 		return "threshold out of range";
-	if (get_le32(p + 20) != SYSMON_FEATURES_ID)
+	if (lake_get_le32(p + 20) != SYSMON_FEATURES_ID)
 		return "feature encoding mismatch";
-	if (get_le32(p + 24))
+	if (lake_get_le32(p + 24))
 		return "reserved field not zero";
-	if (get_le32(p + HDR_CRC) != file_crc(p, len))
+	if (lake_get_le32(p + HDR_CRC) != file_crc(p, len))
 		return "bad checksum";
 	return NULL;
 }
@@ -213,7 +192,7 @@ int sysmon_ref_parse(const void *buf, size_t len, struct sysmon_ref **out,
 		return -EINVAL;
 	n = (size_t)count * SYSMON_DIMS;
 	for (i = 0; i < n; i++) {
-		if (get_le16(p + SYSMON_REF_HDR + 2 * i) > SYSMON_FEAT_MAX) {
+		if (lake_get_le16(p + SYSMON_REF_HDR + 2 * i) > SYSMON_FEAT_MAX) {
 			*why = "feature out of range (0..4096)";
 			return -EINVAL;
 		}
@@ -230,10 +209,10 @@ int sysmon_ref_parse(const void *buf, size_t len, struct sysmon_ref **out,
 		return -ENOMEM;
 	}
 	ref->count = count;
-	ref->k = get_le32(p + 12);
-	ref->threshold = get_le32(p + 16);
+	ref->k = lake_get_le32(p + 12);
+	ref->threshold = lake_get_le32(p + 16);
 	for (i = 0; i < n; i++)
-		ref->rows[i] = get_le16(p + SYSMON_REF_HDR + 2 * i);
+		ref->rows[i] = lake_get_le16(p + SYSMON_REF_HDR + 2 * i);
 	*out = ref;
 	return 0;
 }
