@@ -216,7 +216,10 @@ after-deps-demo: $(if $(NEWEST),,no-kernel)
 	@VM_MODE=demo tests/vm/run $(NEWEST) 1 >/dev/null; \
 		rc=$$?; log=$(BUILD)/vm/$(NEWEST)-smp1-demo.log.txt; grep -E '^(demo:|LAKE_VM)' $$log; \
 		mkdir -p $(BUILD)/demo && sed -n 's/^demo-csv: //p' $$log > $(BUILD)/demo/linnos.csv && \
-		echo "demo: one row per run in $(BUILD)/demo/linnos.csv"; exit $$rc
+		echo "demo: one row per run in $(BUILD)/demo/linnos.csv"; \
+		$(MAKE) --no-print-directory after-deps-demo-sysmon || rc=1; \
+		echo "demo: readahead sized by a model (examples/readahead) takes 7 minutes of its own: make demo-readahead"; \
+		exit $$rc
 
 clean:
 	rm -rf $(BUILD)
