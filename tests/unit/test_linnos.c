@@ -17,6 +17,7 @@
 
 #include <lake/kernel_abi.h>
 #include "linnos_util.h"
+#include "file_util.h"
 
 static const enum linnos_variant variants[] = { LINNOS_NN, LINNOS_NN1, LINNOS_NN2 };
 
@@ -592,24 +593,6 @@ static void test_host_kernels(void **state)
 
 /* ---- the shipped weights against the trainer's own integer model ------ */
 
-static u8 *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	u8 *buf;
-	long n;
-
-	if (!f)
-		fail_msg("%s: cannot open", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /*
  * weights/check.txt holds, per variant, held-out reads with the scores
  * train.py's integer model gave them: the kernel's encoding and every CPU
@@ -634,7 +617,7 @@ static void check_vectors(const char *dir, const char *check, u32 min_rows)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (access(path, R_OK))
 			continue;
-		buf = read_file(path, &len);
+		buf = test_read_file(path, &len);
 		m[i] = parse_ok(buf, len);
 		assert_int_equal(linnos_model_variant(m[i]), variants[i]);
 		free(buf);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "examples/readahead/model.h"
+#include "file_util.h"
 
 #define WEIGHTS	"examples/readahead/weights/"
 
@@ -410,25 +411,12 @@ static void test_infer(void **state)
 	ra_model_free(m);
 }
 
-static void *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-
-	if (!fp)
-		fail_msg("cannot open %s", path);
-	buf = malloc(RA_FILE_MAX + 1);
-	*len = fread(buf, 1, RA_FILE_MAX + 1, fp);
-	fclose(fp);
-	return buf;
-}
-
 static void test_shipped(void **state)
 {
 	struct ra_model *m;
 	const char *why;
 	size_t len;
-	void *buf = slurp(WEIGHTS "readahead.lkra", &len);
+	void *buf = test_read_file(WEIGHTS "readahead.lkra", &len);
 	FILE *fp = fopen(WEIGHTS "check.txt", "r");
 	char line[256];
 	int rows = 0, bad = 0;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <lake/kernel_abi.h>
 #include "examples/sysmon/ref.h"
+#include "file_util.h"
 
 static u64 rnd(u64 *s)
 {
@@ -420,32 +421,13 @@ static void test_host_kernels(void **state)
 
 /* ---- the shipped reference and its recording --------------------------- */
 
-static u8 *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	u8 *buf;
-	long n;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static void test_shipped(void **state)
 {
 	const char *why;
 	struct sysmon_ref *r;
 	size_t len, flen, i;
-	u8 *f = read_file("examples/sysmon/ref/sysmon.skr", &flen);
-	char *csv = (char *)read_file("examples/sysmon/ref/windows.csv", &len), *line, *save;
+	u8 *f = test_read_file("examples/sysmon/ref/sysmon.skr", &flen);
+	char *csv = test_read_file("examples/sysmon/ref/windows.csv", &len), *line, *save;
 	u32 *d2, windows = 0, above = 0, found = 0, above_rows;
 	bool *seen;
 
