@@ -50,6 +50,10 @@ polled() {
 		--output=/tmp/fio.out > /dev/null 2>&1
 	_rc=$?
 	echo $(($(date +%s) - _t0)) > /tmp/poll.secs
+	# A run past the bound below has been seen twice on a loaded host
+	# (cause unknown: 64 s for 3 s of fio, two nvme timeouts' worth): keep
+	# what the kernel said.
+	[ $(cat /tmp/poll.secs) -lt 20 ] || dmesg | tail -n 40 | sed 's/^/# dmesg: /'
 	[ $_rc = 0 ] && grep -q 'err= 0' /tmp/fio.out && ! grep -q 'err= *[1-9]' /tmp/fio.out && return 0
 	grep -m 1 -iE 'error|err=' /tmp/fio.out
 	return 1
