@@ -11,7 +11,7 @@ start_laked() {
 }
 # load [PARAMS]: insmod kapi_hello and keep its log lines in /tmp/kapi.log.
 load() {
-	dmesg -C
+	dmesg -c > /dev/null
 	insmod $M/kapi_hello.ko "$@" || return 1
 	dmesg | grep 'kapi_hello: ' | sed 's/^\[[^]]*\] //' > /tmp/kapi.log
 	rmmod kapi_hello

@@ -9,6 +9,7 @@
 . /lib/lake/vmlib.sh
 fw=linnos
 S=32768	# 16 MiB, the size of each drive (tests/vm/run)
+BOUND_S=20	# a polled run of 3 s ends within this, or something waited
 
 loaded() { grep -q "^$1 " /proc/modules; }
 ours=""
@@ -40,9 +41,10 @@ check linnospoll.create sh -c "dmsetup create lin --table '0 $S linnos /dev/nvme
 dm=$(dmsetup info -c -o blkdevname --noheadings lin)
 check linnospoll.target_polls sh -c "[ \$(cat /sys/block/$dm/queue/io_poll) = 1 ]"
 
-# polled MODE: 3 s of fio through the target in MODE; its wall time in /tmp/poll.secs.
-polled() {
+# run_fio MODE: 3 s of fio through the target in MODE; its wall time in /tmp/poll.secs.
+run_fio() {
 	dmsetup message lin 0 mode "$1" || return 1
+	dmesg -c > /dev/null
 	_t0=$(date +%s)
 	timeout 90 fio --name=p --filename=/dev/mapper/lin --ioengine=io_uring --hipri=1 \
 		--direct=1 --rw=randrw --rwmixread=70 --bs=4k --iodepth=8 --size=8M \
@@ -50,13 +52,35 @@ polled() {
 		--output=/tmp/fio.out > /dev/null 2>&1
 	_rc=$?
 	echo $(($(date +%s) - _t0)) > /tmp/poll.secs
-	# A run past the bound below has been seen twice on a loaded host
-	# (cause unknown: 64 s for 3 s of fio, two nvme timeouts' worth): keep
-	# what the kernel said.
-	[ $(cat /tmp/poll.secs) -lt 20 ] || dmesg | tail -n 40 | sed 's/^/# dmesg: /'
 	[ $_rc = 0 ] && grep -q 'err= 0' /tmp/fio.out && ! grep -q 'err= *[1-9]' /tmp/fio.out && return 0
 	grep -m 1 -iE 'error|err=' /tmp/fio.out
 	return 1
+}
+# QEMU's emulated NVMe (Debian's 7.2) now and then stops answering a poll
+# queue on 6.12: every command there times out at 30 s with no completion
+# even when the driver polls the queue itself ("timeout, aborting"), until
+# the reset at 60 s. A bio nobody polls is another thing: the device did
+# complete it, and the driver's poll finds it ("timeout, completion
+# polled"). Only the device's stall is run again, once, and said so.
+device_stalled() {
+	[ "$(cat /tmp/poll.secs)" -ge $BOUND_S ] &&
+		dmesg | grep -q 'nvme.* timeout, aborting' && ! dmesg | grep -q 'completion polled'
+}
+# polled MODE: run_fio, again after a device stall (noted in /tmp/poll.again).
+polled() {
+	rm -f /tmp/poll.again
+	run_fio "$1"
+	_r=$?
+	device_stalled || return $_r
+	echo "# linnospoll: the emulated NVMe stalled ($(cat /tmp/poll.secs) s):" \
+		"$(dmesg | grep -m 1 'timeout, aborting'); once more" > /tmp/poll.again
+	run_fio "$1"
+}
+# After a run's checks: a stall run again, and a run past the bound with
+# what the kernel said.
+run_says() {
+	cat /tmp/poll.again 2>/dev/null
+	[ "$(cat /tmp/poll.secs)" -lt $BOUND_S ] || dmesg | tail -n 40 | sed 's/^/# dmesg: /'
 }
 laked --device=host > /tmp/laked-poll.log 2>&1 &
 pid=$!
@@ -68,15 +92,17 @@ case $(uname -r) in
 	# failed back whole): dm refuses them at once, a clear EOPNOTSUPP.
 	refuse linnospoll.polled_refused polled cpu
 	check linnospoll.refused_eopnotsupp grep -q 'err=95' /tmp/fio.out
-	check linnospoll.refused_at_once sh -c "[ $(cat /tmp/poll.secs) -lt 20 ]"
+	check linnospoll.refused_at_once sh -c "[ $(cat /tmp/poll.secs) -lt $BOUND_S ]"
 	;;
 *)
 	check linnospoll.cpu_fio polled cpu
 	echo "# cpu mode: fio ran $(cat /tmp/poll.secs) s; $(dmsetup status lin | cut -d' ' -f4-9)"
-	check linnospoll.cpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt 20 ]"
+	check linnospoll.cpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt $BOUND_S ]"
+	run_says
 	check linnospoll.gpu_fio polled gpu
 	echo "# gpu mode: fio ran $(cat /tmp/poll.secs) s; $(dmsetup status lin | tr ' ' '\n' | grep -A1 -x gpu_inferences | tr '\n' ' ')"
-	check linnospoll.gpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt 20 ]"
+	check linnospoll.gpu_in_seconds sh -c "[ $(cat /tmp/poll.secs) -lt $BOUND_S ]"
+	run_says
 	check linnospoll.gpu_side_ran sh -c "[ \$(dmsetup status lin | tr ' ' '\n' | grep -A1 -x gpu_inferences | tail -n 1) -gt 0 ]"
 	;;
 esac
