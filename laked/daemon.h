@@ -70,6 +70,7 @@ struct laked_ring;
 struct laked_ring_stats {
 	u64 takes, wakeups, spins;	/* submission side; spins: a worker's looks */
 	u64 watch_wakeups, watch_takes;	/* a watching worker woken; calls it took */
+	u64 watch_lost;			/* a watch's wait ran out with a job of its own queued */
 	u64 puts, kicks, full;		/* completion side */
 };
 /* Its three eventfds (before the sandbox); 0 or -errno. */

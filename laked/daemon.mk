@@ -33,6 +33,17 @@ UNIT_CC_pool_tsan = $(CLANG)
 UNIT_SAN_pool_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
 UNIT_LIBS_pool_tsan := -ldl -lpthread $(LAKED_HOST_LIBS)
 
+# The command ring's daemon end serving the pool, against a stand-in kernel end.
+UNIT_TESTS += ring_pool ring_pool_tsan
+UNIT_SRCS_ring_pool = $(LAKED_CORE_SRCS) laked/workers.c laked/ring.c common/ring.c \
+	tests/unit/dispatch_util.c
+UNIT_LIBS_ring_pool := -ldl -lpthread $(LAKED_HOST_LIBS)
+UNIT_MAIN_ring_pool_tsan := tests/unit/test_ring_pool.c
+UNIT_SRCS_ring_pool_tsan = $(UNIT_SRCS_ring_pool)
+UNIT_CC_ring_pool_tsan = $(CLANG)
+UNIT_SAN_ring_pool_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
+UNIT_LIBS_ring_pool_tsan := -ldl -lpthread $(LAKED_HOST_LIBS)
+
 UNIT_TESTS += sandbox
 UNIT_SRCS_sandbox = $(LAKED_CORE_SRCS) laked/sandbox.c tests/unit/dispatch_util.c
 UNIT_LIBS_sandbox := -lseccomp -ldl -lpthread $(LAKED_HOST_LIBS)

@@ -450,11 +450,12 @@ static void log_ring(struct laked_ring *ring)
 	if (!ring)
 		return;
 	laked_ring_stats(ring, &st);
-	laked_log(LOG_INFO, "ring: %llu calls taken (%llu wakeups, %llu by the watch in %llu watch wakeups, %llu spins), %llu replies put (%llu kicks, %llu full)",
+	laked_log(LOG_INFO, "ring: %llu calls taken (%llu wakeups, %llu by the watch in %llu watch wakeups, %llu spins), %llu replies put (%llu kicks, %llu full), %llu wakeups lost",
 		  (unsigned long long)st.takes, (unsigned long long)st.wakeups,
 		  (unsigned long long)st.watch_takes, (unsigned long long)st.watch_wakeups,
 		  (unsigned long long)st.spins, (unsigned long long)st.puts,
-		  (unsigned long long)st.kicks, (unsigned long long)st.full);
+		  (unsigned long long)st.kicks, (unsigned long long)st.full,
+		  (unsigned long long)st.watch_lost);
 }
 
 /* The command ring, or genl when the kernel refuses it (logged either way). */

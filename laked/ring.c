@@ -26,6 +26,15 @@
  * another's long call. A job queued for a watching worker, or the pool
  * stopping, writes the watch eventfd too (the pool's wake function).
  *
+ * Only one thread reads the watch eventfd at a time (the poller, under
+ * watch_lock): a read takes every count there is, so a second reader could
+ * take the wakeup of a worker just about to poll, which would then sleep
+ * through a job of its own (a handover of the watch has the old and the new
+ * watcher in the loop at once). A watcher whose turn has not come waits on
+ * watch_turn instead, which every wakeup of the watch also broadcasts, and
+ * stops waiting when the poller leaves, a job of its own comes, or the watch
+ * goes to another.
+ *
  * The workers produce the completion ring through the reply sink, one at
  * a time (put_lock). A put that finds the kernel's consumer asleep writes
  * the kernel's eventfd, whose callback reaps in that very write(); a full
@@ -57,9 +66,11 @@ struct laked_ring {
 	bool multi_cpu;
 	u32 spin_us;
 	struct lake_ring sq, cq;	/* sq: under take_lock; cq: under put_lock */
-	pthread_mutex_t take_lock, put_lock, awake_lock;
+	pthread_mutex_t take_lock, put_lock, awake_lock, watch_lock;
 	unsigned int awake;		/* consumers not asleep, under awake_lock */
 	struct laked_idle *watcher;	/* the watching worker, under awake_lock */
+	struct laked_idle *poller;	/* the one reading watch_fd, under watch_lock */
+	pthread_cond_t watch_turn;	/* the poller left, or a wakeup of the watch */
 	struct laked_pool *pool;
 	struct laked_reply_sink sink;
 	struct laked_ring_stats st;	/* sq side: take_lock; cq side: put_lock */
@@ -77,6 +88,8 @@ int laked_ring_open(struct laked_ring **out, u32 spin_us)
 	pthread_mutex_init(&r->put_lock, NULL);
 	pthread_mutex_init(&r->take_lock, NULL);
 	laked_mutex_init(&r->awake_lock);
+	laked_mutex_init(&r->watch_lock);
+	pthread_cond_init(&r->watch_turn, NULL);
 	r->awake = 1;	/* the main thread, until its first poll() */
 	r->sq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	r->cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -211,13 +224,16 @@ struct laked_reply_sink *laked_ring_sink(struct laked_ring *r)
 	return &r->sink;
 }
 
-/* The watching worker wakes (and finds out why). */
+/* The watching worker wakes (and finds out why), the poller or one waiting for its turn. */
 static void watch_wake(struct laked_ring *r)
 {
 	u64 one = 1;
 
 	if (write(r->watch_fd, &one, sizeof(one)) != sizeof(one))
 		laked_log(LOG_WARNING, "ring: waking the watch: %s", strerrorname_np(errno));
+	pthread_mutex_lock(&r->watch_lock);
+	pthread_cond_broadcast(&r->watch_turn);
+	pthread_mutex_unlock(&r->watch_lock);
 }
 
 static void pool_wake(void *arg)
@@ -268,14 +284,20 @@ static void consumer_enter(struct laked_ring *r)
 /* Gone to sleep; true when a put came meanwhile, which this caller must take. */
 static bool consumer_leave(struct laked_ring *r)
 {
-	bool last;
+	bool last, pending;
 
 	pthread_mutex_lock(&r->awake_lock);
 	last = !--r->awake;
 	if (last)
 		publish_flags(r);
 	pthread_mutex_unlock(&r->awake_lock);
-	return last && lake_ring_pending(&r->sq);
+	if (!last)
+		return false;
+	/* The ring's own position is the drain's, under take_lock. */
+	pthread_mutex_lock(&r->take_lock);
+	pending = lake_ring_pending(&r->sq);
+	pthread_mutex_unlock(&r->take_lock);
+	return pending;
 }
 
 /*
@@ -333,6 +355,56 @@ static int watch_take(struct laked_ring *r)
 	return n;
 }
 
+/* A wait ran out with a job of its own queued: a bug, which cost that job a second. */
+static void lost_wakeup(struct laked_ring *r, const char *on)
+{
+	__atomic_fetch_add(&r->st.watch_lost, 1, __ATOMIC_RELAXED);
+	laked_log(LOG_WARNING, "ring: a worker slept through a wakeup, waiting on %s", on);
+}
+
+/* Still the watcher, with no job of its own and the ring up. */
+static bool still_watching(struct laked_ring *r, struct laked_idle *me)
+{
+	return !__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST) &&
+	       __atomic_load_n(&r->watcher, __ATOMIC_RELAXED) == me &&
+	       __atomic_load_n(&r->live, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait until no other thread reads the watch eventfd and take the turn;
+ * false when the wait ended because the watch is no longer needed. The
+ * job's wakeup stores pending, then broadcasts under watch_lock: checked
+ * here under that lock, it is either seen or wakes this wait.
+ */
+static bool poller_turn(struct laked_ring *r, struct laked_idle *me)
+{
+	struct timespec until;
+	bool mine;
+
+	pthread_mutex_lock(&r->watch_lock);
+	while (r->poller && still_watching(r, me)) {
+		/* A lost wakeup would cost a second, not a hang. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec++;
+		if (pthread_cond_timedwait(&r->watch_turn, &r->watch_lock, &until) == ETIMEDOUT &&
+		    __atomic_load_n(&me->pending, __ATOMIC_SEQ_CST))
+			lost_wakeup(r, "its turn to watch");
+	}
+	mine = still_watching(r, me);
+	if (mine)
+		r->poller = me;
+	pthread_mutex_unlock(&r->watch_lock);
+	return mine;
+}
+
+static void poller_leave(struct laked_ring *r)
+{
+	pthread_mutex_lock(&r->watch_lock);
+	r->poller = NULL;
+	pthread_cond_broadcast(&r->watch_turn);
+	pthread_mutex_unlock(&r->watch_lock);
+}
+
 /*
  * An idle worker, asleep: it watches the ring until a job of its own comes,
  * another worker takes the watch, or the ring stops. What it takes meanwhile
@@ -347,6 +419,7 @@ static void watch(struct laked_ring *r, struct laked_idle *me)
 	struct pollfd pfd = { .fd = r->watch_fd, .events = POLLIN };
 	bool took_over;
 	u64 cnt;
+	int n;
 
 	pthread_mutex_lock(&r->awake_lock);
 	took_over = r->watcher != NULL;
@@ -357,12 +430,17 @@ static void watch(struct laked_ring *r, struct laked_idle *me)
 		watch_wake(r);	/* the one before steps down */
 	/* Pairs with the pool's wake_worker(): watching stored, then pending read. */
 	__atomic_store_n(&me->watching, true, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST) &&
-	       __atomic_load_n(&r->watcher, __ATOMIC_RELAXED) == me && watch_take(r) >= 0 &&
-	       !__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST)) {
-		/* A lost wakeup would cost a second, not a hang. */
-		if (poll(&pfd, 1, 1000) > 0 && read(r->watch_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
-			__atomic_fetch_add(&r->st.watch_wakeups, 1, __ATOMIC_RELAXED);
+	if (poller_turn(r, me)) {
+		while (still_watching(r, me) && watch_take(r) >= 0 &&
+		       !__atomic_load_n(&me->pending, __ATOMIC_SEQ_CST)) {
+			/* As poller_turn(): a second at most. */
+			n = poll(&pfd, 1, 1000);
+			if (n > 0 && read(r->watch_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
+				__atomic_fetch_add(&r->st.watch_wakeups, 1, __ATOMIC_RELAXED);
+			else if (!n && __atomic_load_n(&me->pending, __ATOMIC_SEQ_CST))
+				lost_wakeup(r, "the watch eventfd");
+		}
+		poller_leave(r);
 	}
 	__atomic_store_n(&me->watching, false, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&r->awake_lock);
@@ -429,6 +507,7 @@ void laked_ring_stats(struct laked_ring *r, struct laked_ring_stats *st)
 	pthread_mutex_lock(&r->put_lock);
 	*st = r->st;
 	st->watch_wakeups = __atomic_load_n(&r->st.watch_wakeups, __ATOMIC_RELAXED);
+	st->watch_lost = __atomic_load_n(&r->st.watch_lost, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->put_lock);
 	pthread_mutex_unlock(&r->take_lock);
 }
@@ -446,5 +525,7 @@ void laked_ring_close(struct laked_ring *r)
 	pthread_mutex_destroy(&r->put_lock);
 	pthread_mutex_destroy(&r->take_lock);
 	pthread_mutex_destroy(&r->awake_lock);
+	pthread_mutex_destroy(&r->watch_lock);
+	pthread_cond_destroy(&r->watch_turn);
 	free(r);
 }

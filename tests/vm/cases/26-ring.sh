@@ -88,6 +88,8 @@ field() { echo "$ring_log" | sed -n "s/.*[ (]\([0-9]*\) $1.*/\1/p"; }
 taken=$(echo "$ring_log" | sed -n 's/^laked: ring: \([0-9]*\) calls taken.*/\1/p')
 check ring.watch_takes_calls [ "$(field 'by the watch')" -gt 0 ]
 check ring.main_seldom_woken [ $(($(field 'wakeups,') * 3)) -lt $((taken * 2)) ]
+# No worker slept through a wakeup meant for it (laked/ring.c's watch_lost).
+check ring.no_wakeup_lost [ "$(field 'wakeups lost')" = 0 ]
 if [ "$(nproc)" = 1 ]; then
 	check ring.laked_never_spins_on_one_cpu [ "$spins" = 0 ]
 fi

@@ -60,6 +60,8 @@ run fresh
 
 kill -TERM $pid
 wait $pid
+# The restarted laked's count at exit: no worker slept through a wakeup.
+check parallel.no_wakeup_lost grep -q '^laked: ring: .* 0 wakeups lost$' /tmp/laked-par.log
 check parallel.rmmod_selftest rmmod lake_parallel_selftest
 check parallel.rmmod_lakelib rmmod lakelib
 check parallel.rmmod_lakeshm rmmod lakeshm
