@@ -23,26 +23,24 @@ $(BUILD)/guest/laked: $(LAKED_SRCS) $(wildcard laked/*.h laked/host/*.h include/
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -O2 $(NL_CFLAGS) $(LAKED_SRCS) -o $@ $(NL_LIBS) -lseccomp -ldl -lpthread $(LAKED_HOST_LIBS)
 
-# The worker pool (workers.c): contexts in parallel; and again under ThreadSanitizer.
-UNIT_TESTS += pool pool_tsan
-UNIT_SRCS_pool = $(LAKED_CORE_SRCS) laked/workers.c tests/unit/dispatch_util.c
-UNIT_LIBS_pool := -ldl -lpthread $(LAKED_HOST_LIBS)
-UNIT_MAIN_pool_tsan := tests/unit/test_pool.c
-UNIT_SRCS_pool_tsan = $(UNIT_SRCS_pool)
-UNIT_CC_pool_tsan = $(CLANG)
-UNIT_SAN_pool_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
-UNIT_LIBS_pool_tsan := -ldl -lpthread $(LAKED_HOST_LIBS)
-
+# A test of laked's threads, $(1), on sources $(2): built as every unit is
+# and again under ThreadSanitizer as $(1)_tsan, which checks every access
+# the threads share.
+define laked_threads_test
+UNIT_TESTS += $(1) $(1)_tsan
+UNIT_SRCS_$(1) = $(2)
+UNIT_LIBS_$(1) := -ldl -lpthread $$(LAKED_HOST_LIBS)
+UNIT_MAIN_$(1)_tsan := tests/unit/test_$(1).c
+UNIT_SRCS_$(1)_tsan = $(2)
+UNIT_CC_$(1)_tsan = $$(CLANG)
+UNIT_SAN_$(1)_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
+UNIT_LIBS_$(1)_tsan := -ldl -lpthread $$(LAKED_HOST_LIBS)
+endef
+# The worker pool (workers.c): contexts in parallel.
+$(eval $(call laked_threads_test,pool,$$(LAKED_CORE_SRCS) laked/workers.c tests/unit/dispatch_util.c))
 # The command ring's daemon end serving the pool, against a stand-in kernel end.
-UNIT_TESTS += ring_pool ring_pool_tsan
-UNIT_SRCS_ring_pool = $(LAKED_CORE_SRCS) laked/workers.c laked/ring.c common/ring.c \
-	tests/unit/dispatch_util.c
-UNIT_LIBS_ring_pool := -ldl -lpthread $(LAKED_HOST_LIBS)
-UNIT_MAIN_ring_pool_tsan := tests/unit/test_ring_pool.c
-UNIT_SRCS_ring_pool_tsan = $(UNIT_SRCS_ring_pool)
-UNIT_CC_ring_pool_tsan = $(CLANG)
-UNIT_SAN_ring_pool_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer
-UNIT_LIBS_ring_pool_tsan := -ldl -lpthread $(LAKED_HOST_LIBS)
+$(eval $(call laked_threads_test,ring_pool,$$(LAKED_CORE_SRCS) laked/workers.c laked/ring.c \
+	common/ring.c tests/unit/dispatch_util.c))
 
 UNIT_TESTS += sandbox
 UNIT_SRCS_sandbox = $(LAKED_CORE_SRCS) laked/sandbox.c tests/unit/dispatch_util.c

@@ -74,6 +74,7 @@ struct laked_ring {
 	struct laked_pool *pool;
 	struct laked_reply_sink sink;
 	struct laked_ring_stats st;	/* sq side: take_lock; cq side: put_lock */
+	u64 kicks, watch_wakeups, watch_lost;	/* from any thread: atomics, apart from st */
 	u8 buf[LAKE_RING_DATA_MAX] __attribute__((aligned(8)));
 };
 
@@ -129,7 +130,7 @@ static void kick(struct laked_ring *r)
 {
 	u64 one = 1;
 
-	r->st.kicks++;
+	__atomic_fetch_add(&r->kicks, 1, __ATOMIC_RELAXED);
 	if (write(r->cq_fd, &one, sizeof(one)) != sizeof(one))
 		laked_log(LOG_WARNING, "ring: waking the kernel: %s", strerrorname_np(errno));
 }
@@ -358,7 +359,7 @@ static int watch_take(struct laked_ring *r)
 /* A wait ran out with a job of its own queued: a bug, which cost that job a second. */
 static void lost_wakeup(struct laked_ring *r, const char *on)
 {
-	__atomic_fetch_add(&r->st.watch_lost, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&r->watch_lost, 1, __ATOMIC_RELAXED);
 	laked_log(LOG_WARNING, "ring: a worker slept through a wakeup, waiting on %s", on);
 }
 
@@ -436,7 +437,7 @@ static void watch(struct laked_ring *r, struct laked_idle *me)
 			/* As poller_turn(): a second at most. */
 			n = poll(&pfd, 1, 1000);
 			if (n > 0 && read(r->watch_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
-				__atomic_fetch_add(&r->st.watch_wakeups, 1, __ATOMIC_RELAXED);
+				__atomic_fetch_add(&r->watch_wakeups, 1, __ATOMIC_RELAXED);
 			else if (!n && __atomic_load_n(&me->pending, __ATOMIC_SEQ_CST))
 				lost_wakeup(r, "the watch eventfd");
 		}
@@ -474,15 +475,16 @@ void laked_ring_serve_pool(struct laked_ring *r, struct laked_pool *pool)
 
 int laked_ring_serve(struct laked_ring *r)
 {
+	bool woken;
 	u64 cnt;
 	int n;
 
 	if (!__atomic_load_n(&r->live, __ATOMIC_RELAXED))
 		return -EPROTO;
 	/* Cleared before draining: a signal that comes after is kept for poll(). */
-	if (read(r->sq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
-		r->st.wakeups++;
+	woken = read(r->sq_fd, &cnt, sizeof(cnt)) == sizeof(cnt);
 	pthread_mutex_lock(&r->take_lock);
+	r->st.wakeups += woken;
 	n = drain(r);
 	pthread_mutex_unlock(&r->take_lock);
 	if (n < 0)
@@ -506,8 +508,9 @@ void laked_ring_stats(struct laked_ring *r, struct laked_ring_stats *st)
 	pthread_mutex_lock(&r->take_lock);
 	pthread_mutex_lock(&r->put_lock);
 	*st = r->st;
-	st->watch_wakeups = __atomic_load_n(&r->st.watch_wakeups, __ATOMIC_RELAXED);
-	st->watch_lost = __atomic_load_n(&r->st.watch_lost, __ATOMIC_RELAXED);
+	st->kicks = __atomic_load_n(&r->kicks, __ATOMIC_RELAXED);
+	st->watch_wakeups = __atomic_load_n(&r->watch_wakeups, __ATOMIC_RELAXED);
+	st->watch_lost = __atomic_load_n(&r->watch_lost, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->put_lock);
 	pthread_mutex_unlock(&r->take_lock);
 }
