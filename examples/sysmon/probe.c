@@ -22,6 +22,7 @@ struct sm_slot {
 	u64 start;
 	u8 last;		/* class of the slot's previous call, or NO_CLASS */
 	char comm[TASK_COMM_LEN];
+	u64 comm_ns;		/* when this slot's comm was set: harvest keeps the newest */
 	u32 c[SYSMON_DIMS];
 };
 
@@ -42,7 +43,8 @@ static void sm_probe(void *data, struct pt_regs *regs, long id)
 	struct sm_cpu *c = cpus[raw_smp_processor_id()];
 	/* A 32-bit or x32 call's number means another call: "other". */
 	u32 tgid = current->tgid, cls = in_compat_syscall() ? 0 : sysmon_class(id), h, i;
-	u64 start = current->group_leader->start_time;
+	const struct task_struct *leader = current->group_leader;
+	u64 start = leader->start_time;
 	struct sm_slot *t, *s = NULL;
 
 	/*
@@ -73,7 +75,15 @@ static void sm_probe(void *data, struct pt_regs *regs, long id)
 		if (s->last != NO_CLASS)
 			s->c[sysmon_bigram(s->last, cls)]++;
 		s->last = cls;
-		memcpy(s->comm, current->comm, TASK_COMM_LEN);
+		/*
+		 * The process's name (its leader's: threads may name
+		 * themselves), timed only when it changes (exec, prctl):
+		 * another CPU's slot may hold an older one.
+		 */
+		if (!s->comm_ns || memcmp(s->comm, leader->comm, TASK_COMM_LEN)) {
+			memcpy(s->comm, leader->comm, TASK_COMM_LEN);
+			s->comm_ns = ktime_get_ns();
+		}
 		c->calls++;
 	} else {
 		c->dropped++;
@@ -136,7 +146,10 @@ void sm_harvest(void)
 				w->tgid = s->tgid;
 				w->start = s->start;
 			}
-			memcpy(w->comm, s->comm, TASK_COMM_LEN);
+			if (s->comm_ns >= w->comm_ns) {
+				memcpy(w->comm, s->comm, TASK_COMM_LEN);
+				w->comm_ns = s->comm_ns;
+			}
 			for (j = 0; j < SYSMON_DIMS; j++)
 				w->c[j] = sm_sat_add(w->c[j], s->c[j]);
 		}

@@ -13,7 +13,7 @@
  * bigrams (the class of the call and of the one before it on that CPU's
  * slot). The table is double-buffered: the probe takes its CPU's raw
  * spinlock (uncontended but at the flip), finds or inserts its process in
- * at most 8 probes of a fixed hash, adds two counts and copies the comm; a
+ * at most 8 probes of a fixed hash, adds two counts and notes the comm; a
  * full table drops the call (counted: dropped). It never allocates, sleeps
  * or prints. Each period the worker flips every CPU's buffer, merges what
  * the old one holds per process, and adds the previous period's counts of
@@ -69,10 +69,12 @@
  * start_time, so a reused tgid is a new process: its own window and its
  * own line in flagged), so a process's threads share a window, and the
  * bigram of a thread's call pairs with whatever call came before on that
- * slot, from any of its threads. The comm is the last one seen (after
- * an exec, the new program's). Only x86_64's call numbers are classed (a
- * 32-bit or x32 call is "other"; the module builds on x86_64 only). The
- * probe costs every system call two counts, a lock and a hash lookup.
+ * slot, from any of its threads. The comm is the process's (its group
+ * leader's) newest: each CPU's slot times the comm it holds when it
+ * changes (an exec, a rename) and harvest keeps the newest of them, not
+ * the last CPU's, which may hold the name from before an exec. Only
+ * x86_64's call numbers are classed (a 32-bit or x32 call is "other";
+ * the module builds on x86_64 only). The probe costs every system call two counts, a lock and a hash lookup.
  * Kernels: for_each_kernel_tracepoint(), tracepoint_probe_register(),
  * tracepoint_synchronize_unregister() and sys_enter's prototype (struct
  * pt_regs *, long id) are the same on 6.1 and 6.12, which call the probe

@@ -37,6 +37,7 @@ struct sm_win {
 	u8 deferred;		/* first seen and still running: judged next period */
 	u8 taken;		/* as prev_win: merged into this period's window */
 	char comm[TASK_COMM_LEN];
+	u64 comm_ns;		/* when the newest CPU slot's comm was set */
 	u32 c[SYSMON_DIMS];
 };
 

@@ -4,8 +4,8 @@
 # loopback port scan) are flagged, benign programs mostly are not (rates
 # printed per workload), both sides give the same scores, laked's death
 # mid-batch leaves the CPU side scoring, and rmmod leaves nothing behind;
-# then, reloaded with manual ticks: a burst then idle is still judged, and
-# a reused pid is another process.
+# then, reloaded with manual ticks: a burst then idle is still judged, a
+# reused pid is another process, and a window's comm is the newest one.
 # With lake_sysmon_record=1 (make sysmon-trace) it records the reference's
 # workloads instead and prints the exporter's CSV.
 . /lib/lake/vmlib.sh
@@ -280,6 +280,18 @@ rv ls
 check sysmon.reused_tgid_own_window sh -c "[ $rn -ge 1 ] && [ $rf = 0 ]"
 check sysmon.reused_tgid_flagged_apart sh -c "grep -q '^$old sm_ransom ' $sm/flagged &&
 	! grep -q '^$old ls ' $sm/flagged"
+
+# A window's comm is its process's newest, whichever CPU saw it: a process
+# that renames itself on CPU 0 after running on the last CPU (harvested
+# after CPU 0) is shown under its new name.
+if [ "$(nproc)" -ge 2 ]; then
+	mark
+	check sysmon.migrate_runs sh -c "sysmon_work migrate | grep -q '^sm_moved: from CPU'"
+	tick; tick
+	windows
+	echo "# sysmon migrate: sm_moved windows: $(rate sm_moved); sm_cpuhi: $(rate sm_cpuhi)"
+	check sysmon.comm_is_newest sh -c "grep -q ',sm_moved,' /tmp/win.csv && ! grep -q ',sm_cpuhi,' /tmp/win.csv"
+fi
 rmmod lake_sysmon
 check sysmon.rmmod_lakelib rmmod lakelib
 check sysmon.rmmod_lakeshm rmmod lakeshm

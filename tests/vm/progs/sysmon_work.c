@@ -12,15 +12,20 @@
  *	sysmon_work forkbomb N		a fork bomb bounded at N processes: the root forks
  *					N children, each of which forks once more and waits
  *	sysmon_work portscan N		connect() to 127.0.0.1 ports 1..N, one socket each
+ *	sysmon_work migrate		N calls as sm_cpuhi on the last CPU, then N as
+ *					sm_moved on CPU 0 (a process whose newest comm is on
+ *					a CPU harvested before the one holding its old comm)
  *
  * Exit 0 when the work was done, 1 (with a line on stderr) when a call it
  * needs failed.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +149,39 @@ static int portscan(int n)
 	return 0;
 }
 
+static int on_cpu(int cpu, const char *comm)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return die("sched_setaffinity");
+	prctl(PR_SET_NAME, comm);
+	for (i = 0; i < 100; i++)
+		getppid();
+	if (sched_getcpu() != cpu) {
+		fprintf(stderr, "sysmon_work: on CPU %d, not %d\n", sched_getcpu(), cpu);
+		return 1;
+	}
+	return 0;
+}
+
+static int migrate(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 2) {
+		fprintf(stderr, "sysmon_work: migrate needs two CPUs\n");
+		return 1;
+	}
+	if (on_cpu((int)n - 1, "sm_cpuhi") || on_cpu(0, "sm_moved"))
+		return 1;
+	printf("sm_moved: from CPU %ld to CPU 0\n", n - 1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "mkfiles"))
@@ -161,6 +199,8 @@ int main(int argc, char **argv)
 		return forkbomb(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "portscan"))
 		return portscan(atoi(argv[2]));
-	fprintf(stderr, "usage: sysmon_work mkfiles DIR N | ransom DIR [MS] | forkbomb N | portscan N\n");
+	if (argc == 2 && !strcmp(argv[1], "migrate"))
+		return migrate();
+	fprintf(stderr, "usage: sysmon_work mkfiles DIR N | ransom DIR [MS] | forkbomb N | portscan N | migrate\n");
 	return 2;
 }
