@@ -7,7 +7,10 @@
  * is -EPROTO, never an overread; the sleeping and want-space flags are
  * what each side sees. Then two threads, a producer and a consumer with
  * the sleep/wake protocol on eventfds, pass many blobs through one ring:
- * under ThreadSanitizer (ring_tsan) a missing barrier pair is a race.
+ * under ThreadSanitizer (ring_tsan) a missing barrier pair is a race. And
+ * the two flag protocols as litmus tests on two CPUs: x86 lets a load pass
+ * an earlier store, which only the full barriers forbid (TSan cannot see
+ * a missing one).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,6 +301,150 @@ static void test_two_threads(void **state)
 	close(wake_producer);
 }
 
+/* --- the full barriers, as litmus tests ----------------------------------- */
+
+/*
+ * Each flag protocol is Dekker's: one side stores an index, then reads the
+ * other's flag; the other stores its flag, then reads the index. Without
+ * the full barrier on either side both reads can miss (x86 keeps a store
+ * in its store buffer while a later load runs): the one outcome the
+ * protocol forbids, a wakeup nobody sends. Each round releases the two
+ * sides together, the leader a little later each time to sweep their
+ * alignment, and counts that outcome. It needs two CPUs to show, and can
+ * only be missed, never seen wrongly: a run on one CPU passes.
+ */
+#define LITMUS_ROUNDS	300000
+#define LITMUS_SKEW	64
+
+struct litmus {
+	const char *name;
+	void (*setup)(void);
+	bool (*leader)(void);		/* saw the other side's store */
+	bool (*follower)(void);		/* the same */
+};
+
+static u32 litmus_go, litmus_done;
+static bool follower_saw;
+static const struct litmus *litmus_now;
+
+static void pause_for(u32 n)
+{
+	while (n--)
+		__builtin_ia32_pause();
+}
+
+static void *litmus_follower(void *arg)
+{
+	u32 r;
+
+	(void)arg;
+	for (r = 1; r <= LITMUS_ROUNDS; r++) {
+		while (__atomic_load_n(&litmus_go, __ATOMIC_ACQUIRE) != r)
+			__builtin_ia32_pause();
+		pause_for(r * 13 % LITMUS_SKEW);
+		follower_saw = litmus_now->follower();
+		__atomic_store_n(&litmus_done, r, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Rounds in which neither side saw the other's store. */
+static u32 litmus_run(const struct litmus *l)
+{
+	pthread_t t;
+	u32 r, missed = 0;
+	bool saw;
+
+	litmus_now = l;
+	litmus_go = litmus_done = 0;
+	assert_int_equal(pthread_create(&t, NULL, litmus_follower, NULL), 0);
+	for (r = 1; r <= LITMUS_ROUNDS; r++) {
+		l->setup();
+		__atomic_store_n(&litmus_go, r, __ATOMIC_RELEASE);
+		pause_for(r % LITMUS_SKEW);
+		saw = l->leader();
+		while (__atomic_load_n(&litmus_done, __ATOMIC_ACQUIRE) != r)
+			__builtin_ia32_pause();
+		missed += !saw && !follower_saw;
+	}
+	pthread_join(t, NULL);
+	return missed;
+}
+
+/* Producer puts, then reads the sleeping flag; consumer sets it, then looks. */
+static void sleep_setup(void)
+{
+	start_at(0);
+	P.dir->cons_flags = 0;
+}
+
+static bool sleep_producer(void)
+{
+	u64 v = 1;
+
+	if (lake_ring_put(&P, &v, sizeof(v)))
+		abort();
+	return lake_ring_consumer_sleeps(&P);
+}
+
+static bool sleep_consumer(void)
+{
+	lake_ring_sleeping(&C, true);
+	return lake_ring_pending(&C);
+}
+
+/* On a full ring, the producer says it waits, then looks for space; the consumer takes one, then reads the flag. */
+static void space_setup(void)
+{
+	u64 v = 0;
+	u32 i;
+
+	start_at(0);
+	for (i = 0; i < LAKE_RING_ENTRIES; i++)
+		if (lake_ring_put(&P, &v, sizeof(v)))
+			abort();
+	C.seen = LAKE_RING_ENTRIES;
+	P.dir->prod_flags = 0;
+}
+
+static bool space_producer(void)
+{
+	u64 v = 1;
+
+	lake_ring_want_space(&P, true);
+	return lake_ring_put(&P, &v, sizeof(v)) == 0;
+}
+
+static bool space_consumer(void)
+{
+	u64 v;
+	u32 len;
+
+	if (lake_ring_take(&C, &v, sizeof(v), &len) != 1)
+		abort();
+	return lake_ring_producer_waits(&C);
+}
+
+static void test_full_barriers(void **state)
+{
+	static const struct litmus tests[] = {
+		{ "sleep/wake", sleep_setup, sleep_producer, sleep_consumer },
+		{ "want-space", space_setup, space_producer, space_consumer },
+		{ "sleep/wake, consumer first", sleep_setup, sleep_consumer, sleep_producer },
+		{ "want-space, consumer first", space_setup, space_consumer, space_producer },
+	};
+	u32 i, missed, total = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		missed = litmus_run(&tests[i]);
+		print_message("# %s: %u of %u rounds where neither side saw the other\n",
+			      tests[i].name, missed, LITMUS_ROUNDS);
+		total += missed;
+	}
+	assert_int_equal(total, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_barriers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
