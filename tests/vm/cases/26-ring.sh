@@ -60,6 +60,24 @@ if [ "$(nproc)" = 1 ]; then
 	check ring.kernel_never_spins_on_one_cpu same ring_spins 0
 fi
 
+# The sleep protocol under stress: with spin budgets about as long as a
+# call, laked's replies land just as callers give up spinning and mark the
+# kernel's consumer asleep. Either laked's put sees the flag or the
+# caller's last reap sees the reply; a reply that neither saw would wait
+# for the timeout. With one CPU nobody spins: one round of the plain
+# sleeping path.
+check ring.insmod_selftest insmod $M/lake_cuda_selftest.ko
+spin=/sys/module/lakelib/parameters/ring_spin_us
+if [ "$(nproc)" -ge 2 ]; then budgets="10 40 80" calls=1500; else budgets=200 calls=500; fi
+for us in $budgets; do
+	echo $us > $spin
+	check ring.stress_spin_${us}us ctl_checks $dbg/cuda_selftest "ringstress $calls 4096"
+	grep -E '^(# |not ok)' /tmp/check.out
+	echo "# ring: spin ${us} us: $(grep -E '^ring_(spins|spin_hits|kicks) ' $dbg/lakelib_stats | tr '\n' ' ')"
+done
+echo 200 > $spin
+check ring.rmmod_selftest rmmod lake_cuda_selftest
+
 # kill -9 with a batch waiting on the ring: nothing lost, nothing wrong.
 stop_task $pid
 echo "run 2000" > $ex &

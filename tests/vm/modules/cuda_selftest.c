@@ -19,6 +19,11 @@
  *   hostile N          N rounds of calls against a lying daemon (genl_fuzz
  *                      daemon): whatever it answers, every call returns and
  *                      nothing lands outside the caller's buffers
+ *   ringstress N WORDS N synchronous memsets of 1..WORDS words, sizes mixed,
+ *                      so that laked's replies land around the moment a
+ *                      spinning caller gives up and marks itself asleep:
+ *                      every call answered, none waiting for the timeout
+ *                      (a lost wakeup of the command ring's sleep protocol)
  * It also registers the genl family "lake_selftest", without parallel_ops:
  * its one command calls cuDriverGetVersion from inside the handler, with
  * genl_mutex held, and answers the CUresult (LAKE_SELFTEST_A_RESULT), so a
@@ -727,6 +732,49 @@ out:
 	kfree(host);
 }
 
+/* A call that waited this long slept through its reply (timeout_ms is longer). */
+#define STRESS_STALL_MS	1000
+
+static void cmd_ring_stress(int calls, int words)
+{
+	u64 t0, dt = 0, worst = 0, total = 0;
+	int i, stalled = 0, done = 0;
+	CUresult r = CUDA_SUCCESS;
+	CUdeviceptr d;
+	CUcontext ctx;
+
+	if (cuCtxCreate(&ctx, 0, 0)) {
+		ctl_say("not ok - cuda.ring_stress_setup: no context\n");
+		return;
+	}
+	if (cuMemAlloc(&d, (size_t)words * 4)) {
+		ctl_say("not ok - cuda.ring_stress_setup: no device memory\n");
+		cuCtxDestroy(ctx);
+		return;
+	}
+	for (i = 0; i < calls; i++) {
+		t0 = ktime_get_ns();
+		r = cuMemsetD32(d, i, 1 + (u32)i * 2654435761u % words);
+		dt = ktime_get_ns() - t0;
+		if (r)
+			break;
+		done++;
+		total += dt;
+		worst = max(worst, dt);
+		stalled += dt > (u64)STRESS_STALL_MS * NSEC_PER_MSEC;
+		cond_resched();
+	}
+	ctl_say("# ring_stress: %d of %d calls, mean %llu us, slowest %llu us, %d over %d ms\n",
+		done, calls, done ? total / done / NSEC_PER_USEC : 0, worst / NSEC_PER_USEC,
+		stalled, STRESS_STALL_MS);
+	CHECK("ring_stress_all_answered", done == calls, "call %d returned %d after %llu ms",
+	      done, r, dt / NSEC_PER_MSEC);
+	CHECK("ring_stress_none_stalled", !stalled, "%d calls waited over %d ms", stalled,
+	      STRESS_STALL_MS);
+	cuMemFree(d);
+	cuCtxDestroy(ctx);
+}
+
 static void ctl_command(char *cmd)
 {
 	int a = 0, b = 0;
@@ -763,6 +811,9 @@ static void ctl_command(char *cmd)
 		cmd_layouts_drop();
 	else if (sscanf(cmd, "hostile %d", &a) == 1 && a > 0 && a <= 100000)
 		cmd_hostile(a);
+	else if (sscanf(cmd, "ringstress %d %d", &a, &b) == 2 && a > 0 && a <= 1000000 &&
+		 b > 0 && b <= (1 << 20))
+		cmd_ring_stress(a, b);
 	else
 		ctl_say("unknown command\n");
 }
