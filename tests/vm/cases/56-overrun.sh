@@ -79,10 +79,10 @@ echo "# overrun: lakelib: $(grep -E '^(send_retries|timeouts|fences|errors) ' $s
 kill -TERM $pid
 wait $pid
 
-# The same over the command ring: laked stopped while 16 threads each
+# The same over the command ring: laked stopped while 32 threads each
 # queue async memsets and a sync; laked resumes and drains, nothing is lost.
-# (lakelib coalesces them into fewer blobs than the ring's 16 slots: the
-# wait for a free slot, ring_full, is not reached here.)
+# They make more blobs than the ring's 16 slots, so a sender waits for a
+# free slot (ring_full) until laked's drain wakes it.
 check overrun.ring_laked start_laked
 pid_ring=$pid
 burst	# the first on a new laked meets the old one's context, and makes a new one
@@ -90,12 +90,14 @@ burst
 check overrun.ring_serving burst_is 8 0 0 0
 fences=$(stat_of fences)
 stop_task $pid
-ctl_checks $ctl "burst 16 4 $BOUND"
+full=$(stat_of ring_full) sub=$(stat_of ring_submissions)
+ctl_checks $ctl "burst 32 4 $BOUND"
 sleep 1
 kill -CONT $pid
 burst_result
-echo "# overrun: ring: $(grep -E '^ring_(submissions|full|kicks|wakeups) ' $stats | tr '\n' ' ')"
-check overrun.ring_no_call_lost burst_is 16 0 0 0
+echo "# overrun: ring: $(($(stat_of ring_submissions) - sub)) blobs; $(grep -E '^ring_(submissions|full|kicks|wakeups) ' $stats | tr '\n' ' ')"
+check overrun.ring_full_waited [ "$(stat_of ring_full)" -gt "$full" ]
+check overrun.ring_no_call_lost burst_is 32 0 0 0
 check overrun.ring_not_fenced [ "$(stat_of fences)" = "$fences" ]
 check overrun.ring_laked_kept kill -0 $pid_ring
 kill -TERM $pid

@@ -442,7 +442,7 @@ static void cmd_stop(void)
 }
 
 /* burst: threads sharing one context, for the receive-buffer checks. */
-#define BURST_MAX	16
+#define BURST_MAX	32
 #define SLICE		256	/* u32 per thread */
 static CUcontext burst_ctx;
 static CUdeviceptr burst_buf;
