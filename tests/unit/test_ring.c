@@ -309,7 +309,7 @@ static void test_two_threads(void **state)
  * the full barrier on either side both reads can miss (x86 keeps a store
  * in its store buffer while a later load runs): the one outcome the
  * protocol forbids, a wakeup nobody sends. Each round releases the two
- * sides together, the leader a little later each time to sweep their
+ * sides together, each delayed by a different few pauses to sweep their
  * alignment, and counts that outcome. It needs two CPUs to show, and can
  * only be missed, never seen wrongly: a run on one CPU passes.
  */
@@ -393,7 +393,7 @@ static bool sleep_consumer(void)
 	return lake_ring_pending(&C);
 }
 
-/* On a full ring, the producer says it waits, then looks for space; the consumer takes one, then reads the flag. */
+/* A full ring: the producer says it waits, then looks; the consumer takes, then reads the flag. */
 static void space_setup(void)
 {
 	u64 v = 0;

@@ -68,6 +68,7 @@ fi
 # sleeping path.
 check ring.insmod_selftest insmod $M/lake_cuda_selftest.ko
 spin=/sys/module/lakelib/parameters/ring_spin_us
+spin_was=$(cat $spin)
 if [ "$(nproc)" -ge 2 ]; then budgets="10 40 80" calls=1500; else budgets=200 calls=500; fi
 for us in $budgets; do
 	echo $us > $spin
@@ -75,7 +76,7 @@ for us in $budgets; do
 	grep -E '^(# |not ok)' /tmp/check.out
 	echo "# ring: spin ${us} us: $(grep -E '^ring_(spins|spin_hits|kicks) ' $dbg/lakelib_stats | tr '\n' ' ')"
 done
-echo 200 > $spin
+echo "$spin_was" > $spin
 check ring.rmmod_selftest rmmod lake_cuda_selftest
 
 # kill -9 with a batch waiting on the ring: nothing lost, nothing wrong.

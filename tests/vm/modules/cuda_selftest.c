@@ -738,7 +738,7 @@ out:
 static void cmd_ring_stress(int calls, int words)
 {
 	u64 t0, dt = 0, worst = 0, total = 0;
-	int i, stalled = 0, done = 0;
+	int i, stalled = 0;
 	CUresult r = CUDA_SUCCESS;
 	CUdeviceptr d;
 	CUcontext ctx;
@@ -758,17 +758,16 @@ static void cmd_ring_stress(int calls, int words)
 		dt = ktime_get_ns() - t0;
 		if (r)
 			break;
-		done++;
 		total += dt;
 		worst = max(worst, dt);
 		stalled += dt > (u64)STRESS_STALL_MS * NSEC_PER_MSEC;
 		cond_resched();
 	}
 	ctl_say("# ring_stress: %d of %d calls, mean %llu us, slowest %llu us, %d over %d ms\n",
-		done, calls, done ? total / done / NSEC_PER_USEC : 0, worst / NSEC_PER_USEC,
+		i, calls, i ? total / i / NSEC_PER_USEC : 0, worst / NSEC_PER_USEC,
 		stalled, STRESS_STALL_MS);
-	CHECK("ring_stress_all_answered", done == calls, "call %d returned %d after %llu ms",
-	      done, r, dt / NSEC_PER_MSEC);
+	CHECK("ring_stress_all_answered", i == calls, "call %d returned %d after %llu ms",
+	      i, r, dt / NSEC_PER_MSEC);
 	CHECK("ring_stress_none_stalled", !stalled, "%d calls waited over %d ms", stalled,
 	      STRESS_STALL_MS);
 	cuMemFree(d);
